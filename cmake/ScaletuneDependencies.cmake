@@ -1,0 +1,53 @@
+# Finds every dependency once, so each folder links imported targets only.
+find_package(MPI REQUIRED COMPONENTS C CXX)
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(tomlplusplus 3 REQUIRED)
+find_package(Kokkos REQUIRED)
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_package(BLAS REQUIRED)
+find_package(Threads REQUIRED)
+
+# Debian's Kokkos target points at a wrong include directory (TOOLCHAIN.md).
+get_filename_component(_kk_inc "${Kokkos_INCLUDE_DIRS}" REALPATH)
+set_target_properties(Kokkos::kokkos PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "${_kk_inc}")
+
+if(NOT TARGET scaletune::hdf5)
+  add_library(scaletune_hdf5 INTERFACE)
+  target_include_directories(scaletune_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+  target_link_libraries(scaletune_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+  target_compile_definitions(scaletune_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
+  add_library(scaletune::hdf5 ALIAS scaletune_hdf5)
+endif()
+
+set(SCALETUNE_HAVE_CUDA OFF)
+if(SCALETUNE_ENABLE_CUDA)
+  include(CheckLanguage)
+  check_language(CUDA)
+  find_package(CUDAToolkit QUIET)
+  if(CMAKE_CUDA_COMPILER AND CUDAToolkit_FOUND)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 90)  # "native" fails on machines without a GPU
+    endif()
+    enable_language(CUDA)
+    # CMake 3.25 knows no C++20 dialect for nvcc (TOOLCHAIN.md).
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION -std=c++20)
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION -std=c++20)
+    set(CMAKE_CUDA_STANDARD 20)
+    find_library(SCALETUNE_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR})
+    find_path(SCALETUNE_CUDNN_INCLUDE cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    find_library(SCALETUNE_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR})
+    find_path(SCALETUNE_NCCL_INCLUDE nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    if(SCALETUNE_CUDNN_LIBRARY AND SCALETUNE_CUDNN_INCLUDE)
+      add_library(scaletune::cudnn UNKNOWN IMPORTED)
+      set_target_properties(scaletune::cudnn PROPERTIES IMPORTED_LOCATION ${SCALETUNE_CUDNN_LIBRARY}
+                            INTERFACE_INCLUDE_DIRECTORIES ${SCALETUNE_CUDNN_INCLUDE})
+      set(SCALETUNE_HAVE_CUDA ON)
+    endif()
+    if(SCALETUNE_NCCL_LIBRARY AND SCALETUNE_NCCL_INCLUDE)
+      add_library(scaletune::nccl UNKNOWN IMPORTED)
+      set_target_properties(scaletune::nccl PROPERTIES IMPORTED_LOCATION ${SCALETUNE_NCCL_LIBRARY}
+                            INTERFACE_INCLUDE_DIRECTORIES ${SCALETUNE_NCCL_INCLUDE})
+    endif()
+  endif()
+endif()
+message(STATUS "scaletune: CUDA parts ${SCALETUNE_HAVE_CUDA}")

@@ -1,0 +1,45 @@
+#pragma once
+// The workload interface: a training-shaped job one rank runs step by step. Each workload
+// lives in one file under kernels/ and adds itself to the registry (workload_registry.hpp).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/communicator.hpp"
+#include "harness/core/phase_timer.hpp"
+#include "harness/job/job.hpp"
+
+namespace scaletune::core {
+
+/// What a workload needs to know about the rank it runs on.
+struct RankContext {
+  Communicator* comm = nullptr;  ///< the configuration's group; outlives the workload
+  int per_rank_batch = 1;        ///< samples this rank processes per step
+  double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
+  std::uint64_t seed = 1;        ///< seed for synthetic inputs and initial weights
+};
+
+/// One rank's share of a training workload. Construction allocates everything
+/// (std::bad_alloc there is recorded as status oom); step() allocates nothing.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  /// Names of the phases step() marks, in order, e.g. {"fwd", "bwd", "wait", "allreduce",
+  /// "optimizer"}.
+  virtual std::vector<std::string> phase_names() const = 0;
+  /// One training iteration: forward, backward, gradient exchange, optimizer update.
+  /// Calls timer.mark(p) at the end of each phase p. Collective over the group.
+  virtual void step(PhaseTimer& timer) = 0;
+  /// Trainable parameters of the model (count).
+  virtual double params() const = 0;
+  /// Training FLOP per sample, forward + backward (2 FLOP per multiply-add).
+  virtual double flops_per_sample() const = 0;
+  /// Bytes this rank's workload holds (parameters, gradients, optimizer state, activations,
+  /// workspaces) at its peak.
+  virtual std::int64_t memory_peak_bytes() const = 0;
+  /// Extra attributes stored with the configuration (e.g. image_size, width).
+  virtual std::vector<std::pair<std::string, double>> attributes() const { return {}; }
+};
+
+}  // namespace scaletune::core

@@ -1,0 +1,36 @@
+#include "workload_registry.hpp"
+
+#include <map>
+#include <stdexcept>
+
+namespace scaletune::core {
+
+namespace {
+std::map<std::string, WorkloadFactory>& registry() {
+  static std::map<std::string, WorkloadFactory> r;
+  return r;
+}
+}  // namespace
+
+bool register_workload(const std::string& kind, WorkloadFactory factory) {
+  if (!registry().emplace(kind, std::move(factory)).second)
+    throw std::logic_error("workload kind '" + kind + "' registered twice");
+  return true;
+}
+
+const WorkloadFactory& workload_factory(const std::string& kind) {
+  const auto it = registry().find(kind);
+  if (it != registry().end()) return it->second;
+  std::string known;
+  for (const auto& k : registered_workloads()) known += (known.empty() ? "" : ", ") + k;
+  throw std::invalid_argument("no workload of kind '" + kind + "' in this build (built: " + known +
+                              ")");
+}
+
+std::vector<std::string> registered_workloads() {
+  std::vector<std::string> kinds;
+  for (const auto& [k, f] : registry()) kinds.push_back(k);
+  return kinds;
+}
+
+}  // namespace scaletune::core

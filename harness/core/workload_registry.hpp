@@ -1,0 +1,27 @@
+#pragma once
+// Workloads add themselves here by kind name, instead of to a switch in main.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/core/workload.hpp"
+
+namespace scaletune::core {
+
+/// Makes one rank's workload for a configuration. May throw std::bad_alloc (recorded as oom).
+using WorkloadFactory = std::function<std::unique_ptr<Workload>(
+    const job::WorkloadSpec&, const job::Config&, const RankContext&)>;
+
+/// Registers `factory` under `kind`; returns true (for use in a static initialiser).
+/// Throws std::logic_error when the kind is registered twice.
+bool register_workload(const std::string& kind, WorkloadFactory factory);
+
+/// The factory of `kind`; throws std::invalid_argument naming the kind and the known kinds.
+const WorkloadFactory& workload_factory(const std::string& kind);
+
+/// Registered kinds, sorted.
+std::vector<std::string> registered_workloads();
+
+}  // namespace scaletune::core

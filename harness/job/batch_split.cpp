@@ -1,0 +1,46 @@
+#include "batch_split.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace scaletune::job {
+
+std::vector<int> even_split(int global_batch, int ranks) {
+  if (ranks < 1 || global_batch < 1)
+    throw std::invalid_argument("global batch and ranks must be >= 1");
+  if (global_batch % ranks != 0)
+    throw std::invalid_argument(std::to_string(global_batch) + " samples cannot split evenly over " +
+                                std::to_string(ranks) + " ranks");
+  return std::vector<int>(static_cast<std::size_t>(ranks), global_batch / ranks);
+}
+
+std::vector<int> weighted_split(int global_batch, const std::vector<double>& weights) {
+  const auto n = static_cast<int>(weights.size());
+  if (n < 1 || global_batch < n)
+    throw std::invalid_argument(std::to_string(global_batch) + " samples cannot give each of " +
+                                std::to_string(n) + " ranks at least one");
+  if (std::ranges::any_of(weights, [](double w) { return !(w > 0.0); }))
+    throw std::invalid_argument("batch split weights must be > 0");
+  const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
+  // Every rank first gets one sample; the rest is shared by weight, largest remainder first.
+  const int rest = global_batch - n;
+  std::vector<int> parts(weights.size(), 1);
+  std::vector<double> remainder(weights.size());
+  int given = 0;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const double exact = rest * weights[i] / total;
+    const int whole = static_cast<int>(std::floor(exact));
+    parts[i] += whole;
+    given += whole;
+    remainder[i] = exact - whole;
+  }
+  std::vector<std::size_t> order(weights.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
+  for (int k = 0; k < rest - given; ++k) ++parts[order[static_cast<std::size_t>(k)]];
+  return parts;
+}
+
+}  // namespace scaletune::job

@@ -1,0 +1,95 @@
+#pragma once
+// In-memory form of a result file (DESIGN.md "Result file", schema_version 1).
+// The writer and reader (result_file.hpp) map these one-to-one onto HDF5 groups,
+// attributes and datasets; results/README.md documents the on-disk names and units.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scaletune::results {
+
+inline constexpr int kSchemaVersion = 1;
+
+/// Outcome of one configuration. "skipped": it needs more ranks than the launch had.
+enum class Status { ok, oom, timeout, error, skipped };
+
+/// "ok", "oom", "timeout", "error", "skipped".
+const char* to_string(Status s);
+/// Inverse of to_string; throws std::invalid_argument naming the text for anything else.
+Status status_from_string(const std::string& text);
+
+/// Root attributes: where a file came from.
+struct Provenance {
+  int schema_version = kSchemaVersion;
+  std::string scaletune_version;
+  std::string git_sha;
+  std::string created_utc;   ///< ISO 8601, e.g. "2026-11-30T03:00:00Z"
+  std::string command_line;  ///< the launch's argv joined by spaces
+  std::string job_toml;      ///< the job file's text (empty for imported files)
+  std::string build_type;    ///< CMake build type of the binary that wrote the file
+};
+
+/// One row of /system/ranks.
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  int local_rank = 0;
+  std::string device;            ///< "host-core:3", "cuda:0 NVIDIA H200", ...
+  std::int64_t memory_bytes = 0; ///< memory of that device, bytes
+};
+
+/// /system group.
+struct SystemInfo {
+  int world_size = 0;
+  std::string mpi_library;
+  std::string kokkos_version;
+  std::string kokkos_backend;
+  std::string cuda_runtime;  ///< empty when no CUDA runtime was used
+  std::string nccl_version;  ///< empty when NCCL was not used
+  std::string blas;          ///< BLAS library (and OpenBLAS core) the host GEMMs used
+  std::vector<RankInfo> ranks;  ///< [world_size]
+};
+
+/// One /configs/<id> group.
+struct ConfigResult {
+  std::string id;
+  std::string workload;
+  int ranks = 0;
+  int global_batch = 0;
+  std::vector<int> per_rank_batch;  ///< [ranks], samples
+  std::string batch_split;
+  std::string precision;
+  Status status = Status::ok;
+  std::string error;             ///< empty when ok
+  double params = 0;             ///< trainable parameters of the model
+  double flops_per_sample = 0;   ///< training FLOP per sample (forward + backward)
+  double throughput = 0;         ///< samples/s = global_batch / step_time_median
+  double step_time_median = 0;   ///< s
+  double step_time_p95 = 0;      ///< s
+  std::vector<double> step_time;  ///< [iterations], s: the slowest rank's wall time per iteration
+  std::vector<std::string> phase_names;  ///< [phases]
+  std::vector<double> rank_phase_time;   ///< [ranks * iterations * phases], row-major, s
+  std::vector<std::int64_t> rank_memory_peak;  ///< [ranks], bytes
+  std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
+  std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, ...)
+
+  /// Iterations stored in step_time.
+  std::size_t iterations() const { return step_time.size(); }
+  /// Phase time of rank r, iteration i, phase p, s.
+  double phase_time(std::size_t r, std::size_t i, std::size_t p) const {
+    return rank_phase_time[(r * iterations() + i) * phase_names.size() + p];
+  }
+};
+
+/// A whole result file as read back.
+struct ResultSet {
+  std::string path;
+  Provenance provenance;
+  std::optional<SystemInfo> system;
+  std::vector<ConfigResult> configs;  ///< in file order (sorted by id)
+};
+
+}  // namespace scaletune::results

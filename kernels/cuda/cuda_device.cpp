@@ -1,0 +1,41 @@
+#include "cuda_device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda/cuda_error.hpp"
+
+namespace scaletune::kernels::cuda {
+
+int device_count() {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice) {
+    cudaGetLastError();  // clear the error so later calls start clean
+    return 0;
+  }
+  SCALETUNE_CUDA_CHECK(err);
+  return count;
+}
+
+DeviceInfo device_info(int index) {
+  cudaDeviceProp prop{};
+  SCALETUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem)};
+}
+
+int bind_device(int local_rank) {
+  const int count = device_count();
+  if (count == 0)
+    throw CudaError("no CUDA device: cudaGetDeviceCount found none (is a GPU and its driver here?)");
+  const int device = local_rank % count;
+  SCALETUNE_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+std::string runtime_version() {
+  int v = 0;
+  SCALETUNE_CUDA_CHECK(cudaRuntimeGetVersion(&v));
+  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+}  // namespace scaletune::kernels::cuda

@@ -1,0 +1,24 @@
+#include "blas_info.hpp"
+
+#include <dlfcn.h>
+
+#include <filesystem>
+
+extern "C" void sgemm_(const char*, const char*, const int*, const int*, const int*, const float*,
+                       const float*, const int*, const float*, const int*, const float*, float*,
+                       const int*);
+
+namespace scaletune::kernels {
+
+std::string blas_description() {
+  Dl_info info{};
+  std::string text = "unknown BLAS";
+  if (dladdr(reinterpret_cast<void*>(&sgemm_), &info) != 0 && info.dli_fname != nullptr)
+    text = std::filesystem::canonical(info.dli_fname).filename().string();
+  using CoreName = const char* (*)();
+  if (auto* fn = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename")))
+    text += " core=" + std::string(fn());
+  return text;
+}
+
+}  // namespace scaletune::kernels

@@ -1,0 +1,13 @@
+#pragma once
+// Which BLAS the host GEMMs call: a host measurement without its BLAS is not reproducible
+// (TOOLCHAIN.md "BLAS on these machines").
+
+#include <string>
+
+namespace scaletune::kernels {
+
+/// The shared library that provides sgemm_ (e.g. "libopenblasp-r0.3.21.so"), followed by the
+/// OpenBLAS core in use ("core=Prescott") when the library is OpenBLAS.
+std::string blas_description();
+
+}  // namespace scaletune::kernels
