@@ -16,6 +16,8 @@ namespace scaletune::core {
 struct RankContext {
   Communicator* comm = nullptr;  ///< the configuration's group; outlives the workload
   int per_rank_batch = 1;        ///< samples this rank processes per step
+  int global_batch = 1;          ///< samples all ranks process per step (sum of per_rank_batch)
+  int sample_offset = 0;         ///< global index of this rank's first sample in the step
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   std::uint64_t seed = 1;        ///< seed for synthetic inputs and initial weights
 };

@@ -1,0 +1,21 @@
+#pragma once
+// Host tensor types every op uses. All are LayoutRight (row-major, last index fastest) in
+// Kokkos::HostSpace. Views built from a raw pointer are unmanaged: parameters and gradients are
+// such windows into one flat buffer, so the gradient all-reduce sees them as one span.
+
+#include <Kokkos_Core.hpp>
+
+namespace scaletune::kernels {
+
+/// Execution space of host ops (Serial in Debian's Kokkos; one rank stands for one device).
+using HostExec = Kokkos::DefaultHostExecutionSpace;
+/// [N, C, H, W] activations, or [K, C, R, S] convolution weights.
+using Tensor4 = Kokkos::View<float****, Kokkos::LayoutRight, Kokkos::HostSpace>;
+/// [N, F] matrices (fully-connected activations, logits) or [O, F] weights.
+using Tensor2 = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+/// [n] vectors: per-channel parameters, flat parameter and gradient buffers, workspaces.
+using Vector = Kokkos::View<float*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+/// [N] class labels.
+using Labels = Kokkos::View<int*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+}  // namespace scaletune::kernels
