@@ -1,13 +1,113 @@
-#include "metrics.hpp"
+#include "autotune/metrics.hpp"
 
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <map>
 #include <stdexcept>
+#include <string_view>
+
+#include "autotune/detail/format.hpp"
 
 namespace scaletune::autotune {
 
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t kMaxListedBatches = 8;
+/// Extra attributes that are not settings: the rank count. It does not separate series.
+constexpr std::array<std::string_view, 1> kNotSettings = {"ranks"};
+
+std::string series_of(const results::ConfigResult& c) {
+  std::string s = c.workload + ", global batch " + std::to_string(c.global_batch) + ", " +
+                  c.batch_split + ", " + c.precision;
+  for (const auto& [key, value] : c.number_attrs)
+    if (std::ranges::find(kNotSettings, key) == kNotSettings.end())
+      s += ", " + key + "=" + detail::significant(value, 6);
+  for (const auto& [key, value] : c.text_attrs) s += ", " + key + "=" + value;
+  return s;
+}
+
+/// "64" when every rank has 64 samples, "96+64+32" when uneven, "32..96" past 8 ranks.
+std::string per_rank_batch_text(const std::vector<int>& batch) {
+  if (batch.empty()) return "-";
+  const auto [lo, hi] = std::ranges::minmax(batch);
+  if (lo == hi) return std::to_string(lo);
+  if (batch.size() > kMaxListedBatches) return std::to_string(lo) + ".." + std::to_string(hi);
+  std::string text;
+  for (int b : batch) {
+    if (!text.empty()) text += '+';
+    text += std::to_string(b);
+  }
+  return text;
+}
+
+/// Ok configurations need ranks >= 1 and a positive throughput; throws naming file and id.
+void check_ok_numbers(const results::ConfigResult& c, const std::string& file_path) {
+  if (c.ranks >= 1 && c.throughput > 0.0) return;
+  throw std::invalid_argument(file_path + ": /configs/" + c.id + " has status ok but ranks " +
+                              std::to_string(c.ranks) + " and throughput " +
+                              std::to_string(c.throughput) +
+                              " samples/s; expected ranks >= 1 and a positive throughput");
+}
+
+ConfigMetrics own_metrics(const results::ConfigResult& c, const std::string& file_path) {
+  ConfigMetrics m{.id = c.id,
+                  .series = series_of(c),
+                  .ranks = c.ranks,
+                  .global_batch = c.global_batch,
+                  .per_rank_batch = per_rank_batch_text(c.per_rank_batch),
+                  .status = c.status,
+                  .error = c.error,
+                  .throughput = kNaN,
+                  .throughput_per_rank = kNaN,
+                  .step_time_median_s = kNaN,
+                  .step_time_p95_s = kNaN,
+                  .scaling_efficiency = kNaN,
+                  .baseline_id = {},
+                  .shares = {kNaN, kNaN, kNaN, kNaN}};
+  if (c.status != results::Status::ok) return m;
+  check_ok_numbers(c, file_path);
+  m.throughput = c.throughput;
+  m.throughput_per_rank = c.throughput / c.ranks;
+  m.step_time_median_s = c.step_time_median;
+  m.step_time_p95_s = c.step_time_p95;
+  m.shares = phase_shares(c, file_path);
+  return m;
+}
+
+/// Index of each series' baseline (ok, fewest ranks, first in order on a tie), by series.
+std::map<std::string, std::size_t> baselines(const std::vector<ConfigMetrics>& all) {
+  std::map<std::string, std::size_t> base;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (all[i].status != results::Status::ok) continue;
+    auto [it, added] = base.try_emplace(all[i].series, i);
+    if (!added && all[i].ranks < all[it->second].ranks) it->second = i;
+  }
+  return base;
+}
+
+}  // namespace
+
 double scaling_efficiency(double throughput_p, int ranks_p, double throughput_p0, int ranks_p0) {
   if (ranks_p < 1 || ranks_p0 < 1 || !(throughput_p0 > 0.0))
-    throw std::invalid_argument("scaling efficiency needs rank counts >= 1 and a positive baseline");
+    throw std::invalid_argument(
+        "scaling efficiency needs rank counts >= 1 and a positive baseline");
   return throughput_p * ranks_p0 / (ranks_p * throughput_p0);
+}
+
+std::vector<ConfigMetrics> compute_metrics(const results::ResultSet& results) {
+  std::vector<ConfigMetrics> all;
+  for (const results::ConfigResult& c : results.configs)
+    all.push_back(own_metrics(c, results.path));
+  const auto base = baselines(all);
+  for (ConfigMetrics& m : all) {
+    if (m.status != results::Status::ok) continue;
+    const ConfigMetrics& b = all[base.at(m.series)];
+    m.baseline_id = b.id;
+    m.scaling_efficiency = scaling_efficiency(m.throughput, m.ranks, b.throughput, b.ranks);
+  }
+  return all;
 }
 
 }  // namespace scaletune::autotune

@@ -1,19 +1,66 @@
 #include "harness/cli/commands.hpp"
 
+#include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include "harness/cli/build_info.hpp"
+#include "harness/cli/subcommands.hpp"
 
 namespace scaletune::cli {
 
+namespace {
+
+constexpr const char* kHelp =
+    R"(scaletune: benchmark distributed deep-learning training and tune it.
+
+usage:
+  scaletune run JOB.toml [--out FILE.h5] [--resume]   run a sweep (under mpirun/srun; one launch
+                                                      covers every rank count <= world size)
+  scaletune plan JOB.toml [--world N]                 print the expanded configurations, run nothing
+  scaletune inspect FILE.h5                           print a table of configurations and metrics
+  scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+                                                      fit scaling models and recommend a configuration
+                                                      (NAME: efficiency_floor (default), throughput,
+                                                      efficiency)
+  scaletune --help | --version
+
+exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),
+2 bad usage or bad input (nothing is run or written).
+Job-file keys and the result layout: README.md, results/README.md.
+)";
+
+const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
+  static const std::map<std::string, std::function<int(int, char**)>> table = {
+      {"run", run_command},
+      {"plan", plan_command},
+      {"inspect", inspect_command},
+      {"autotune", autotune_command}};
+  return table;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "--version") {
-    std::cout << "scaletune " << scaletune_version() << " (" << git_sha() << ")\n";
+  const std::string first = argc >= 2 ? argv[1] : "";
+  if (first == "--help" || first == "-h" || first == "help") {
+    std::cout << kHelp;
     return kOk;
   }
-  std::cerr << "scaletune: usage: scaletune run|plan|inspect|autotune ... (see --help)\n";
-  return kBadInput;
+  if (first == "--version") {
+    std::cout << "scaletune " << scaletune_version() << " (git " << git_sha() << ", "
+              << build_type() << ")\n";
+    return kOk;
+  }
+  const auto it = subcommands().find(first);
+  if (it == subcommands().end()) {
+    std::cerr << "scaletune: "
+              << (first.empty() ? "no command given" : "unknown command '" + first + "'")
+              << "; expected one of run, plan, inspect, autotune, --help, --version\n";
+    return kBadInput;
+  }
+  return it->second(argc, argv);
 }
 
 }  // namespace scaletune::cli

@@ -6,7 +6,9 @@
 namespace scaletune::core {
 
 namespace {
-double seconds(PhaseTimer::Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(PhaseTimer::Clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 }  // namespace
 
 PhaseTimer::PhaseTimer(std::vector<std::string> phase_names, std::size_t iterations,

@@ -18,6 +18,8 @@ double quantile(std::span<const double> x, double q) {
   return s[lo] + (h - static_cast<double>(lo)) * (s[hi] - s[lo]);
 }
 
-double median(std::span<const double> x) { return quantile(x, 0.5); }
+double median(std::span<const double> x) {
+  return quantile(x, 0.5);
+}
 
 }  // namespace scaletune::core

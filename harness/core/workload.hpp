@@ -19,7 +19,7 @@ struct RankContext {
   int global_batch = 1;          ///< samples all ranks process per step (sum of per_rank_batch)
   int sample_offset = 0;         ///< global index of this rank's first sample in the step
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
-  std::uint64_t seed = 1;        ///< seed for synthetic inputs and initial weights
+  std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
 };
 
 /// One rank's share of a training workload. Construction allocates everything

@@ -11,8 +11,9 @@ std::vector<int> even_split(int global_batch, int ranks) {
   if (ranks < 1 || global_batch < 1)
     throw std::invalid_argument("global batch and ranks must be >= 1");
   if (global_batch % ranks != 0)
-    throw std::invalid_argument(std::to_string(global_batch) + " samples cannot split evenly over " +
-                                std::to_string(ranks) + " ranks");
+    throw std::invalid_argument(std::to_string(global_batch) +
+                                " samples cannot split evenly over " + std::to_string(ranks) +
+                                " ranks");
   return std::vector<int>(static_cast<std::size_t>(ranks), global_batch / ranks);
 }
 
@@ -38,7 +39,8 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   }
   std::vector<std::size_t> order(weights.size());
   std::iota(order.begin(), order.end(), 0);
-  std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
+  std::ranges::stable_sort(
+      order, [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
   for (int k = 0; k < rest - given; ++k) ++parts[order[static_cast<std::size_t>(k)]];
   return parts;
 }

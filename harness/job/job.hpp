@@ -30,11 +30,11 @@ struct WorkloadSpec {
 
 /// [sweep] table: every key is a list; the sweep is their Cartesian product.
 struct SweepSpec {
-  std::vector<int> ranks;                      ///< each >= 1
-  std::vector<int> global_batch;               ///< samples per step, each >= 1
-  std::vector<std::string> batch_split;        ///< "even" | "proportional" | "auto" | "w0,w1,..."
+  std::vector<int> ranks;                ///< each >= 1
+  std::vector<int> global_batch;         ///< samples per step, each >= 1
+  std::vector<std::string> batch_split;  ///< "even" | "proportional" | "auto" | "w0,w1,..."
   std::vector<std::vector<double>> split_weights;  ///< parallel to batch_split; empty unless a list
-  std::vector<std::string> precision;          ///< "fp32" (later "fp16", "bf16")
+  std::vector<std::string> precision;              ///< "fp32" (later "fp16", "bf16")
 };
 
 /// [run] table.
@@ -64,13 +64,13 @@ struct JobSpec {
 
 /// One point of a sweep: every swept key fixed.
 struct Config {
-  std::string id;               ///< stable for the same settings, e.g. "resnet50-r2-b64-even-fp32"
-  std::string workload;         ///< workload kind
-  int ranks = 1;                ///< ranks the configuration runs on (the first `ranks` of the world)
-  int global_batch = 1;         ///< samples per step over all ranks
-  std::string batch_split;      ///< as written in the job file ("even", "0.5,0.25,0.25", ...)
+  std::string id;           ///< stable for the same settings, e.g. "resnet50-r2-b64-even-fp32"
+  std::string workload;     ///< workload kind
+  int ranks = 1;            ///< ranks the configuration runs on (the first `ranks` of the world)
+  int global_batch = 1;     ///< samples per step over all ranks
+  std::string batch_split;  ///< as written in the job file ("even", "0.5,0.25,0.25", ...)
   std::vector<int> per_rank_batch;  ///< [ranks], samples of each rank; sums to global_batch
-  std::string precision;        ///< "fp32"
+  std::string precision;            ///< "fp32"
 };
 
 }  // namespace scaletune::job

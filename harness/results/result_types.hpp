@@ -37,8 +37,8 @@ struct RankInfo {
   int rank = 0;
   std::string host;
   int local_rank = 0;
-  std::string device;            ///< "host-core:3", "cuda:0 NVIDIA H200", ...
-  std::int64_t memory_bytes = 0; ///< memory of that device, bytes
+  std::string device;             ///< "host-core:3", "cuda:0 NVIDIA H200", ...
+  std::int64_t memory_bytes = 0;  ///< memory of that device, bytes
 };
 
 /// /system group.
@@ -47,9 +47,9 @@ struct SystemInfo {
   std::string mpi_library;
   std::string kokkos_version;
   std::string kokkos_backend;
-  std::string cuda_runtime;  ///< empty when no CUDA runtime was used
-  std::string nccl_version;  ///< empty when NCCL was not used
-  std::string blas;          ///< BLAS library (and OpenBLAS core) the host GEMMs used
+  std::string cuda_runtime;     ///< empty when no CUDA runtime was used
+  std::string nccl_version;     ///< empty when NCCL was not used
+  std::string blas;             ///< BLAS library (and OpenBLAS core) the host GEMMs used
   std::vector<RankInfo> ranks;  ///< [world_size]
 };
 
@@ -63,16 +63,19 @@ struct ConfigResult {
   std::string batch_split;
   std::string precision;
   Status status = Status::ok;
-  std::string error;             ///< empty when ok
-  double params = 0;             ///< trainable parameters of the model
-  double flops_per_sample = 0;   ///< training FLOP per sample (forward + backward)
-  double throughput = 0;         ///< samples/s = global_batch / step_time_median
-  double step_time_median = 0;   ///< s
-  double step_time_p95 = 0;      ///< s
+  std::string error;            ///< empty when ok
+  double params = 0;            ///< trainable parameters of the model
+  double flops_per_sample = 0;  ///< training FLOP per sample (forward + backward)
+  double throughput = 0;        ///< samples/s = global_batch / step_time_median
+  double step_time_median = 0;  ///< s
+  double step_time_p95 = 0;     ///< s
+  /// Share of the timed loop's wall time spent outside the iterations (timer bookkeeping and
+  /// the per-iteration status agreement), measured on rank 0; fraction.
+  double harness_overhead_fraction = 0;
   std::vector<double> step_time;  ///< [iterations], s: the slowest rank's wall time per iteration
-  std::vector<std::string> phase_names;  ///< [phases]
-  std::vector<double> rank_phase_time;   ///< [ranks * iterations * phases], row-major, s
-  std::vector<std::int64_t> rank_memory_peak;  ///< [ranks], bytes
+  std::vector<std::string> phase_names;           ///< [phases]
+  std::vector<double> rank_phase_time;            ///< [ranks * iterations * phases], row-major, s
+  std::vector<std::int64_t> rank_memory_peak;     ///< [ranks], bytes
   std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
   std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, ...)
 

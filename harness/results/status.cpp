@@ -6,11 +6,16 @@ namespace scaletune::results {
 
 const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::oom: return "oom";
-    case Status::timeout: return "timeout";
-    case Status::error: return "error";
-    case Status::skipped: return "skipped";
+    case Status::ok:
+      return "ok";
+    case Status::oom:
+      return "oom";
+    case Status::timeout:
+      return "timeout";
+    case Status::error:
+      return "error";
+    case Status::skipped:
+      return "skipped";
   }
   return "error";
 }

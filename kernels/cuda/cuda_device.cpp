@@ -23,11 +23,15 @@ DeviceInfo device_info(int index) {
   return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem)};
 }
 
-int bind_device(int local_rank) {
+int require_device(std::string_view user) {
   const int count = device_count();
-  if (count == 0)
-    throw CudaError("no CUDA device: cudaGetDeviceCount found none (is a GPU and its driver here?)");
-  const int device = local_rank % count;
+  if (count > 0) return count;
+  throw CudaError("no CUDA device: " + std::string(user) +
+                  " needs one, but cudaGetDeviceCount found none (is a GPU and its driver here?)");
+}
+
+int bind_device(int local_rank) {
+  const int device = local_rank % require_device("bind_device");
   SCALETUNE_CUDA_CHECK(cudaSetDevice(device));
   return device;
 }

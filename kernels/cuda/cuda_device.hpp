@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace scaletune::kernels::cuda {
 
@@ -19,6 +20,10 @@ struct DeviceInfo {
 
 /// Describes device `index`; throws CudaError when it does not exist.
 DeviceInfo device_info(int index);
+
+/// device_count(), or throws CudaError "no CUDA device: <user> needs one ..." when it is 0.
+/// Called before creating anything (allocation, cuBLAS or cuDNN handle) that needs a device.
+int require_device(std::string_view user);
 
 /// Binds the calling process to device `local_rank % device_count()`. Throws CudaError with
 /// "no CUDA device" when there is none.

@@ -22,3 +22,15 @@ std::string blas_description() {
 }
 
 }  // namespace scaletune::kernels
+
+namespace scaletune::kernels {
+
+bool set_blas_threads(int threads) {
+  using SetThreads = void (*)(int);
+  auto* fn = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (fn == nullptr) return false;
+  fn(threads);
+  return true;
+}
+
+}  // namespace scaletune::kernels

@@ -11,3 +11,11 @@ namespace scaletune::kernels {
 std::string blas_description();
 
 }  // namespace scaletune::kernels
+
+namespace scaletune::kernels {
+
+/// Asks the BLAS to use `threads` threads when it offers a way (OpenBLAS's
+/// openblas_set_num_threads); one rank per core uses 1. Returns whether the BLAS took it.
+bool set_blas_threads(int threads);
+
+}  // namespace scaletune::kernels

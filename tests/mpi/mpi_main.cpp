@@ -2,8 +2,8 @@
 // exit status is the worst over all ranks (TOOLCHAIN.md "GoogleTest").
 #include <mpi.h>
 
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -1,6 +1,6 @@
 // Initialises Kokkos once for a whole GoogleTest binary (Views need it).
-#include <Kokkos_Core.hpp>
 #include <gtest/gtest.h>
+#include <Kokkos_Core.hpp>
 
 namespace {
 class KokkosEnvironment : public ::testing::Environment {

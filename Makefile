@@ -1,0 +1,35 @@
+# Thin wrapper around CMake. `make demo` and `make test` install what is missing first.
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release -DSCALETUNE_WERROR=ON
+# Open MPI refuses root unless told; more ranks than cores need --oversubscribe.
+MPIRUN     ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubscribe
+DEMO_JOB   := jobs/resnet50-cpu.toml
+DEMO_OUT   := results/resnet50-cpu.h5
+
+.PHONY: all deps build demo test bench format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(MPIRUN) -np 2 $(BUILD)/scaletune run $(DEMO_JOB) --out $(DEMO_OUT)
+	$(BUILD)/scaletune autotune $(DEMO_OUT) --report results/resnet50-cpu.md
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+bench: build
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv
+
+format:
+	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu')
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,24 @@
+#pragma once
+// A table of text cells rendered as Markdown or as a plain console table with a units row.
+
+#include <string>
+#include <vector>
+
+namespace scaletune::autotune::detail {
+
+/// Cells are already formatted; every row has header.size() cells.
+struct TextTable {
+  std::vector<std::string> header;             ///< [columns]
+  std::vector<std::string> units;              ///< [columns]; "" where a column has none
+  std::vector<std::vector<std::string>> rows;  ///< [rows][columns]
+};
+
+/// GitHub-flavoured Markdown: "name (unit)" headers, first column left-aligned, the rest
+/// right-aligned; '|' in a cell is escaped and line breaks become spaces.
+std::string to_markdown(const TextTable& table);
+
+/// Console table: header row, units row, a rule, then the rows; columns padded to their widest
+/// cell, first column left-aligned, the rest right-aligned, two spaces between columns.
+std::string to_plain(const TextTable& table);
+
+}  // namespace scaletune::autotune::detail

@@ -1,0 +1,152 @@
+#include "autotune/report.hpp"
+
+#include <filesystem>
+
+#include <toml++/toml.h>
+
+#include "autotune/detail/format.hpp"
+#include "autotune/detail/text_table.hpp"
+
+namespace scaletune::autotune {
+
+namespace {
+
+using detail::fixed;
+using detail::grouped;
+using detail::percent;
+using detail::significant;
+
+constexpr double kMsPerS = 1e3;
+
+std::string or_dash(const std::string& text) {
+  return text.empty() ? "-" : text;
+}
+
+/// [job] name of the stored job file; the result file's name when there is none.
+std::string job_name(const results::ResultSet& rs) {
+  try {
+    const toml::table job = toml::parse(rs.provenance.job_toml);
+    if (auto name = job["job"]["name"].value<std::string>()) return *name;
+  } catch (const toml::parse_error&) {
+    // An unreadable job file only costs the title its job name.
+  }
+  return std::filesystem::path(rs.path).filename().string();
+}
+
+std::string provenance_line(const results::ResultSet& rs) {
+  const results::Provenance& p = rs.provenance;
+  const results::SystemInfo* sys = rs.system ? &*rs.system : nullptr;
+  return "`" + rs.path + "`: scaletune " + or_dash(p.scaletune_version) + ", git " +
+         or_dash(p.git_sha) + ", created " + or_dash(p.created_utc) + ", world size " +
+         (sys ? std::to_string(sys->world_size) : "-") + ", BLAS " +
+         (sys ? or_dash(sys->blas) : "-") + ".";
+}
+
+detail::TextTable config_table(std::span<const ConfigMetrics> metrics) {
+  detail::TextTable t{
+      {"id", "ranks", "global batch", "per-rank batch", "status", "throughput", "step median",
+       "step p95", "efficiency", "compute", "comm", "wait", "other"},
+      {"", "", "samples", "samples", "", "samples/s", "ms", "ms", "", "%", "%", "%", "%"},
+      {}};
+  for (const ConfigMetrics& m : metrics)
+    t.rows.push_back({m.id, std::to_string(m.ranks), std::to_string(m.global_batch),
+                      m.per_rank_batch, results::to_string(m.status), grouped(m.throughput, 1),
+                      fixed(m.step_time_median_s * kMsPerS, 3),
+                      fixed(m.step_time_p95_s * kMsPerS, 3), fixed(m.scaling_efficiency, 3),
+                      percent(m.shares.compute), percent(m.shares.communication),
+                      percent(m.shares.wait), percent(m.shares.other)});
+  return t;
+}
+
+/// "<prefix><id> (<ranks>): <status>: <error>" for each configuration that is not ok.
+std::string unfinished_lines(std::span<const ConfigMetrics> metrics, const std::string& prefix) {
+  std::string lines;
+  for (const ConfigMetrics& m : metrics)
+    if (m.status != results::Status::ok)
+      lines += prefix + m.id + " (" + std::to_string(m.ranks) +
+               " ranks): " + results::to_string(m.status) + ": " + or_dash(m.error) + "\n";
+  return lines;
+}
+
+std::string params_text(const ScalingFit& fit) {
+  std::string text;
+  for (const auto& [name, value] : fit.params)
+    text += (text.empty() ? "" : ", ") + name + " = " +
+            (name == "X1" ? grouped(value, 1) + " samples/s" : significant(value, 4));
+  if (fit.model == kUsl) {
+    const auto peak = usl_peak_ranks(fit);
+    text += peak ? ", peak at p* = " + grouped(*peak, 1) : ", no peak (kappa = 0)";
+  }
+  return text;
+}
+
+std::string fits_section(std::span<const SeriesFits> fits) {
+  detail::TextTable t{
+      {"series", "model", "parameters", "RMSE", "MAPE", "points", "p = 2 p_max", "predicted"},
+      {"", "", "", "samples/s", "%", "", "ranks", "samples/s"},
+      {}};
+  std::string no_fit;
+  for (const SeriesFits& s : fits)
+    for (const FitAttempt& a : s.attempts) {
+      if (!a.fit) {
+        no_fit += "- " + a.model + ", " + s.series + ": no fit (" + a.reason + ")\n";
+        continue;
+      }
+      const int p = 2 * s.max_ranks;
+      t.rows.push_back({s.series, a.model, params_text(*a.fit), grouped(a.fit->rmse, 1),
+                        percent(a.fit->mape), std::to_string(a.fit->points), std::to_string(p),
+                        grouped(predict(*a.fit, p), 1)});
+    }
+  return (t.rows.empty() ? std::string() : detail::to_markdown(t)) +
+         (no_fit.empty() ? "" : "\n" + no_fit);
+}
+
+std::string objective_text(const Recommendation& r) {
+  switch (r.objective) {
+    case Objective::throughput:
+      return "throughput (the highest throughput)";
+    case Objective::efficiency:
+      return "efficiency (the highest throughput per rank)";
+    case Objective::efficiency_floor:
+      break;
+  }
+  return "efficiency_floor (the highest throughput with scaling efficiency >= " +
+         fixed(r.efficiency_floor, 2) + ")";
+}
+
+}  // namespace
+
+std::string markdown_report(const results::ResultSet& results,
+                            std::span<const ConfigMetrics> metrics,
+                            std::span<const SeriesFits> fits,
+                            const Recommendation& recommendation) {
+  const std::string unfinished = unfinished_lines(metrics, "- ");
+  return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
+         "\n\n## Configurations\n\n" + detail::to_markdown(config_table(metrics)) +
+         "\nThroughput = global batch / median step time. Scaling efficiency E(p) = "
+         "X(p)·p0 / (p·X(p0)) against the configuration of the same series with the fewest "
+         "ranks. Compute, comm, wait: mean over iterations of the mean over ranks of the "
+         "phase class's time, divided by that iteration's step time; other: the rest.\n"
+         "\n## Configurations that did not finish\n\n" +
+         (unfinished.empty() ? "None: every configuration finished ok.\n" : unfinished) +
+         "\n## Scaling fits\n\n" +
+         (fits.empty() ? "No series has an ok configuration.\n" : fits_section(fits)) +
+         "\n## Recommendation\n\nObjective: " + objective_text(recommendation) + ".\n\n" +
+         (recommendation.id ? "Recommended: `" + *recommendation.id + "`. " : "") +
+         recommendation.sentence + "\n";
+}
+
+std::string inspect_table(const results::ResultSet& results,
+                          std::span<const ConfigMetrics> metrics) {
+  const std::string unfinished = unfinished_lines(metrics, "");
+  return results.path + ": " + std::to_string(metrics.size()) + " configurations\n\n" +
+         detail::to_plain(config_table(metrics)) + (unfinished.empty() ? "" : "\n" + unfinished);
+}
+
+std::string recommendation_text(const Recommendation& recommendation) {
+  return "objective: " + objective_text(recommendation) +
+         "\nrecommended: " + recommendation.id.value_or("none") +
+         "\nwhy: " + recommendation.sentence + "\n";
+}
+
+}  // namespace scaletune::autotune

@@ -1,0 +1,24 @@
+#pragma once
+// Scaling-law fits for each series of configurations (same settings, different rank counts).
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "autotune/metrics.hpp"
+#include "autotune/scaling_model.hpp"
+
+namespace scaletune::autotune {
+
+/// The fits of one series.
+struct SeriesFits {
+  std::string series;                ///< ConfigMetrics::series
+  int max_ranks = 0;                 ///< the largest rank count measured ok in the series
+  std::vector<FitAttempt> attempts;  ///< Amdahl, then USL
+};
+
+/// Fits Amdahl and the USL to throughput against ranks of the ok configurations of each series,
+/// series in order of first appearance; series without an ok configuration are left out.
+std::vector<SeriesFits> fit_series(std::span<const ConfigMetrics> metrics);
+
+}  // namespace scaletune::autotune

@@ -1,0 +1,38 @@
+#pragma once
+// A small command-line parser for the subcommands: positionals, flags and --key VALUE options.
+
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scaletune::cli {
+
+/// Bad command-line usage (exit status 2). what() says what was wrong and what would be right.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parsed arguments of one subcommand.
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;  ///< "--out" -> "x.h5"
+  std::set<std::string> flags;                 ///< "--resume"
+
+  /// The option's value, or `fallback` when it was not given.
+  std::string option(const std::string& name, const std::string& fallback = "") const;
+};
+
+/// Parses argv[first..argc) for `command`. `valued` are options that take a value, `flags`
+/// those that do not. Throws UsageError for an unknown option or a missing value, naming the
+/// valid options.
+Args parse_args(int argc, char** argv, int first, const std::string& command,
+                const std::set<std::string>& valued, const std::set<std::string>& flags);
+
+/// Throws UsageError unless the number of positionals is in [min, max].
+void expect_positionals(const Args& args, std::size_t min, std::size_t max,
+                        const std::string& usage);
+
+}  // namespace scaletune::cli

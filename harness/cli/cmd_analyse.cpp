@@ -1,0 +1,97 @@
+// scaletune inspect FILE.h5 and scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <set>
+
+#include "autotune/autotune.hpp"
+#include "harness/cli/args.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/subcommands.hpp"
+#include "harness/results/result_error.hpp"
+
+namespace scaletune::cli {
+
+namespace {
+
+// Reads every file; configurations of later files join the first file's set. An id stored in
+// two files is bad input (the merged table would be ambiguous).
+results::ResultSet load_all(const std::vector<std::string>& paths) {
+  results::ResultSet merged = autotune::load_results(paths.front());
+  std::set<std::string> ids;
+  for (const auto& c : merged.configs) ids.insert(c.id);
+  for (std::size_t i = 1; i < paths.size(); ++i) {
+    for (auto& c : autotune::load_results(paths[i]).configs) {
+      if (!ids.insert(c.id).second)
+        throw UsageError("configuration '" + c.id + "' is stored in more than one of the files (" +
+                         paths[i] + " and an earlier one); pass files of different sweeps");
+      merged.configs.push_back(std::move(c));
+    }
+  }
+  return merged;
+}
+
+// Writes `text` to `path` through a temporary file and a rename: never half a report.
+void write_file(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw std::runtime_error("cannot write the report " + path);
+  }
+  std::filesystem::rename(tmp, target);
+}
+
+int report_errors(const std::string& command, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "scaletune " << command << ": " << e.what() << "\n";
+  } catch (const results::ResultError& e) {
+    std::cerr << "scaletune " << command << ": " << e.what() << "\n";
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "scaletune " << command << ": " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "scaletune " << command << ": error: " << e.what() << "\n";
+    return kRunFailed;
+  }
+  return kBadInput;
+}
+
+}  // namespace
+
+int inspect_command(int argc, char** argv) {
+  return report_errors("inspect", [&] {
+    const Args args = parse_args(argc, argv, 2, "inspect", {}, {});
+    expect_positionals(args, 1, 1, "scaletune inspect FILE.h5");
+    const results::ResultSet rs = autotune::load_results(args.positional.front());
+    std::cout << autotune::inspect_table(rs, autotune::compute_metrics(rs));
+    return kOk;
+  });
+}
+
+int autotune_command(int argc, char** argv) {
+  return report_errors("autotune", [&] {
+    const Args args = parse_args(argc, argv, 2, "autotune", {"--objective", "--report"}, {});
+    expect_positionals(args, 1, SIZE_MAX,
+                       "scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]");
+    const auto objective =
+        autotune::objective_from_string(args.option("--objective", "efficiency_floor"));
+    const results::ResultSet rs = load_all(args.positional);
+    const auto metrics = autotune::compute_metrics(rs);
+    const auto fits = autotune::fit_series(metrics);
+    const auto choice = autotune::recommend(metrics, objective);
+    std::cout << autotune::inspect_table(rs, metrics) << "\n"
+              << autotune::recommendation_text(choice);
+    if (args.options.contains("--report")) {
+      write_file(args.option("--report"), autotune::markdown_report(rs, metrics, fits, choice));
+      std::cout << "report written to " << args.option("--report") << "\n";
+    }
+    return kOk;
+  });
+}
+
+}  // namespace scaletune::cli

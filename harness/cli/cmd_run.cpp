@@ -1,0 +1,109 @@
+// scaletune run JOB.toml [--out FILE.h5] [--resume]
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "harness/cli/args.hpp"
+#include "harness/cli/build_info.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/subcommands.hpp"
+#include "harness/job/job_error.hpp"
+#include "harness/job/job_parser.hpp"
+#include "harness/job/sweep.hpp"
+#include "harness/mpi/status_agreement.hpp"
+#include "harness/mpi/sweep_runner.hpp"
+#include "kernels/host/blas_info.hpp"
+
+namespace scaletune::cli {
+
+namespace {
+
+constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume]";
+
+// MPI for the lifetime of a run; finalised on every path out.
+class MpiSession {
+ public:
+  MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+  ~MpiSession() { MPI_Finalize(); }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+};
+
+// Rank 0 reads the job file; every rank gets its text. Throws JobError on every rank when
+// rank 0 cannot read it.
+std::string read_job_text(const std::string& path, int rank) {
+  std::string text;
+  int readable = 1;
+  if (rank == 0) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream buf;
+    if (in) buf << in.rdbuf();
+    readable = in ? 1 : 0;
+    text = buf.str();
+  }
+  MPI_Bcast(&readable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!readable) throw job::JobError(path, 0, 0, "", "cannot read the job file");
+  int len = static_cast<int>(text.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  return text;
+}
+
+results::Provenance provenance(int argc, char** argv) {
+  results::Provenance p;
+  p.scaletune_version = scaletune_version();
+  p.git_sha = git_sha();
+  p.build_type = build_type();
+  for (int i = 0; i < argc; ++i) p.command_line += (i ? " " : "") + std::string(argv[i]);
+  return p;
+}
+
+int run_job(const Args& args, int argc, char** argv, int rank) {
+  const std::string path = args.positional.front();
+  const job::JobSpec spec = job::parse_job_text(read_job_text(path, rank), path);
+  const auto configs = job::expand_sweep(spec);
+  mpi::SweepOptions options;
+  options.out_path = args.option("--out", spec.job.output);
+  options.resume = args.flags.contains("--resume");
+  options.provenance = provenance(argc, argv);
+  options.blas = kernels::blas_description();
+  std::ostream& out = std::cout;
+  if (rank == 0)
+    out << "scaletune run: job '" << spec.job.name << "', " << configs.size()
+        << " configurations, results in " << options.out_path << std::endl;
+  const auto s = mpi::run_sweep(spec, configs, options, MPI_COMM_WORLD, out);
+  if (rank == 0)
+    out << "scaletune run: " << s.ok << " ok, " << s.failed << " failed, " << s.skipped
+        << " skipped, " << s.resumed << " resumed; results in " << options.out_path << std::endl;
+  return s.failed > 0 ? kRunFailed : kOk;
+}
+
+}  // namespace
+
+int run_command(int argc, char** argv) {
+  MpiSession mpi(argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  kernels::set_blas_threads(1);  // one rank stands for one device (one core)
+  const Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    const Args args = parse_args(argc, argv, 2, "run", {"--out"}, {"--resume"});
+    expect_positionals(args, 1, 1, kUsage);
+    return run_job(args, argc, argv, rank);
+  } catch (const UsageError& e) {
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const job::JobError& e) {
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const std::exception& e) {
+    if (rank == 0) std::cerr << "scaletune run: error: " << e.what() << "\n";
+    return kRunFailed;
+  }
+}
+
+}  // namespace scaletune::cli

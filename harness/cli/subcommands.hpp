@@ -1,0 +1,16 @@
+#pragma once
+// One function per subcommand; each returns the process exit status (commands.hpp ExitCode).
+// argv[1] is the subcommand's name.
+
+namespace scaletune::cli {
+
+/// scaletune run JOB.toml [--out FILE.h5] [--resume]: initialises MPI, runs the sweep.
+int run_command(int argc, char** argv);
+/// scaletune plan JOB.toml [--world N]: prints the expanded configurations.
+int plan_command(int argc, char** argv);
+/// scaletune inspect FILE.h5: prints the configuration table.
+int inspect_command(int argc, char** argv);
+/// scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+int autotune_command(int argc, char** argv);
+
+}  // namespace scaletune::cli

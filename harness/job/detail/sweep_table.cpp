@@ -1,0 +1,208 @@
+#include "harness/job/detail/sweep_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <string_view>
+#include <vector>
+
+#include "harness/job/detail/edit_distance.hpp"
+#include "harness/job/detail/table_reader.hpp"
+#include "harness/job/detail/text.hpp"
+#include "harness/job/sweep.hpp"
+
+namespace scaletune::job::detail {
+namespace {
+
+constexpr std::array<std::string_view, 4> kKeys = {"ranks", "global_batch", "batch_split",
+                                                   "precision"};
+constexpr std::array<std::string_view, 1> kPrecisions = {"fp32"};
+constexpr std::array<std::string_view, 2> kLaterPrecisions = {"fp16", "bf16"};
+constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
+
+/// A value read from a sweep list and the node it came from (for error positions).
+template <class T>
+struct Located {
+  T value;
+  const toml::node* node;
+};
+
+/// One batch_split entry: its text ("even", "0.5,0.25,0.25") and weights (empty for "even").
+struct Split {
+  std::string text;
+  std::vector<double> weights;
+};
+
+std::string text_of(int value) {
+  return std::to_string(value);
+}
+std::string text_of(const std::string& value) {
+  return value;
+}
+std::string text_of(const Split& split) {
+  return split.text;
+}
+
+/// The values of sweep list `key`, each made by `convert(node)`, or `fallback` when the key is
+/// absent. Throws for a non-list, an empty list and a value listed twice.
+template <class T, class Convert>
+std::vector<Located<T>> read_list(const TableReader& sweep, std::string_view key,
+                                  std::string_view list_words, const std::vector<T>& fallback,
+                                  Convert convert) {
+  std::vector<Located<T>> values;
+  const toml::node* node = sweep.find(key);
+  if (node == nullptr) {
+    for (const T& value : fallback) values.push_back({value, nullptr});
+    return values;
+  }
+  const toml::array* list = node->as_array();
+  if (list == nullptr) sweep.fail_type(*node, key, list_words);
+  if (list->empty()) sweep.fail(*node, key, "a sweep list must not be empty");
+  for (const toml::node& element : *list) {
+    Located<T> value{convert(element), &element};
+    const std::string text = text_of(value.value);
+    if (std::ranges::any_of(values, [&](const auto& seen) { return text_of(seen.value) == text; }))
+      sweep.fail(
+          element, key,
+          std::string(key) + " lists " + text + " twice; every sweep value must be distinct");
+    values.push_back(std::move(value));
+  }
+  return values;
+}
+
+std::vector<Located<int>> read_counts(const TableReader& sweep, std::string_view key) {
+  sweep.require(key, "a list of integers >= 1, e.g. " + std::string(key) + " = [1, 2, 4]");
+  return read_list<int>(sweep, key, "a list of integers", {}, [&](const toml::node& element) {
+    return static_cast<int>(sweep.as_integer(element, key, 1));
+  });
+}
+
+Split read_weights(const TableReader& sweep, const toml::array& list) {
+  if (list.empty()) sweep.fail(list, "batch_split", "a batch_split weight list must not be empty");
+  Split split;
+  for (const toml::node& weight : list)
+    split.weights.push_back(sweep.as_positive_number(weight, "batch_split"));
+  std::vector<std::string> words;
+  for (const double weight : split.weights) words.push_back(format_number(weight));
+  split.text = join(words, ",");
+  return split;
+}
+
+Split read_split_word(const TableReader& sweep, const toml::node& element) {
+  const std::string word = sweep.as_string(element, "batch_split");
+  if (word == "even") return Split{word, {}};
+  if (word == "proportional" || word == "auto")
+    sweep.fail(element, "batch_split",
+               "batch_split '" + word +
+                   "' needs device profiles, which this version does not have yet; use \"even\" "
+                   "or an explicit weight list");
+  sweep.fail(element, "batch_split",
+             "unknown batch_split '" + word + "'; use \"even\" or an explicit weight list" +
+                 did_you_mean(word, kSplitWords));
+}
+
+std::vector<Located<Split>> read_splits(const TableReader& sweep) {
+  return read_list<Split>(sweep, "batch_split", "a list of \"even\" or weight lists",
+                          {Split{"even", {}}}, [&](const toml::node& element) {
+                            if (const toml::array* weights = element.as_array())
+                              return read_weights(sweep, *weights);
+                            if (!element.is_string())
+                              sweep.fail_type(element, "batch_split",
+                                              "\"even\" or a list of weights");
+                            return read_split_word(sweep, element);
+                          });
+}
+
+std::string read_precision(const TableReader& sweep, const toml::node& element) {
+  std::string precision = sweep.as_string(element, "precision");
+  if (std::ranges::find(kPrecisions, precision) != kPrecisions.end()) return precision;
+  if (std::ranges::find(kLaterPrecisions, precision) != kLaterPrecisions.end())
+    sweep.fail(element, "precision",
+               "precision '" + precision + "' is not available in this version; use \"fp32\"");
+  sweep.fail(element, "precision",
+             "unknown precision '" + precision + "'; expected one of " + join(kPrecisions, ", ") +
+                 did_you_mean(precision, kPrecisions));
+}
+
+template <class T>
+std::vector<T> values_of(const std::vector<Located<T>>& located) {
+  std::vector<T> values;
+  for (const Located<T>& item : located) values.push_back(item.value);
+  return values;
+}
+
+SweepSpec to_spec(const std::vector<Located<int>>& ranks,
+                  const std::vector<Located<int>>& global_batch,
+                  const std::vector<Located<Split>>& splits,
+                  const std::vector<Located<std::string>>& precision) {
+  SweepSpec spec{.ranks = values_of(ranks),
+                 .global_batch = values_of(global_batch),
+                 .batch_split = {},
+                 .split_weights = {},
+                 .precision = values_of(precision)};
+  for (const Located<Split>& split : splits) {
+    spec.batch_split.push_back(split.value.text);
+    spec.split_weights.push_back(split.value.weights);
+  }
+  return spec;
+}
+
+void check_weight_lengths(const TableReader& sweep, const SweepSpec& spec,
+                          const std::vector<Located<Split>>& splits) {
+  for (const Located<Split>& split : splits) {
+    const std::vector<double>& weights = split.value.weights;
+    const int length = static_cast<int>(weights.size());
+    if (weights.empty() || std::ranges::find(spec.ranks, length) != spec.ranks.end()) continue;
+    std::vector<std::string> counts;
+    for (const int ranks : spec.ranks) counts.push_back(std::to_string(ranks));
+    sweep.fail(*split.node, "batch_split",
+               "batch_split weight list [" + split.value.text + "] has " + std::to_string(length) +
+                   " weights but ranks lists " + join(counts, ", ") +
+                   "; a weight list applies to the ranks value equal to its length");
+  }
+}
+
+void check_splits(const TableReader& sweep, const SweepSpec& spec,
+                  const std::vector<Located<int>>& ranks,
+                  const std::vector<Located<int>>& global_batch) {
+  for (const Located<int>& count : ranks) {
+    bool covered = false;
+    for (std::size_t split = 0; split < spec.batch_split.size(); ++split) {
+      if (!split_applies(spec, split, count.value)) continue;
+      covered = true;
+      for (const Located<int>& batch : global_batch) {
+        try {
+          per_rank_batch(spec, split, batch.value, count.value);
+        } catch (const std::invalid_argument& e) {
+          const std::string fix = spec.split_weights[split].empty()
+                                      ? "; use a global_batch divisible by every ranks value, "
+                                        "or an explicit weight list"
+                                      : "";
+          sweep.fail(*batch.node, "global_batch", e.what() + fix);
+        }
+      }
+    }
+    if (!covered)
+      sweep.fail(*count.node, "ranks",
+                 "no batch_split entry applies to " + std::to_string(count.value) +
+                     " ranks; add \"even\" or a weight list of that length");
+  }
+}
+
+}  // namespace
+
+SweepSpec read_sweep(const TableReader& sweep) {
+  sweep.reject_unknown_keys(kKeys);
+  const std::vector<Located<int>> ranks = read_counts(sweep, "ranks");
+  const std::vector<Located<int>> global_batch = read_counts(sweep, "global_batch");
+  const std::vector<Located<Split>> splits = read_splits(sweep);
+  const std::vector<Located<std::string>> precision = read_list<std::string>(
+      sweep, "precision", "a list of strings", {"fp32"},
+      [&](const toml::node& element) { return read_precision(sweep, element); });
+  const SweepSpec spec = to_spec(ranks, global_batch, splits, precision);
+  check_weight_lengths(sweep, spec, splits);
+  check_splits(sweep, spec, ranks, global_batch);
+  return spec;
+}
+
+}  // namespace scaletune::job::detail

@@ -1,0 +1,18 @@
+#pragma once
+// Reading and cross-checking the [sweep] table of a job file.
+
+#include "harness/job/job.hpp"
+
+namespace scaletune::job::detail {
+
+class TableReader;
+
+/// Reads [sweep]: ranks and global_batch (required lists of integers >= 1), batch_split
+/// (default ["even"]; "even" or a list of weights > 0) and precision (default ["fp32"]). Every
+/// value must be a non-empty list without repeats. Then checks that every weight list's length
+/// is a ranks value, that every ranks value has a batch_split that applies, and that every
+/// global batch splits over every ranks value it meets (even_split / weighted_split).
+/// Throws JobError at the offending node.
+SweepSpec read_sweep(const TableReader& sweep);
+
+}  // namespace scaletune::job::detail

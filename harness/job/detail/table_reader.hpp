@@ -1,0 +1,81 @@
+#pragma once
+// Typed, checked access to one table of a parsed job file. Every failure is a JobError that
+// names the file, the line and column of the offending node, the key and what was expected.
+
+#include <climits>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include <toml++/toml.h>
+
+namespace scaletune::job::detail {
+
+/// The word a message uses for a node's type: "integer", "float", "string", "boolean", "list",
+/// "table", "date", "time" or "date-time".
+std::string_view type_word(const toml::node& node);
+
+/// One table of a job file ([sweep], [run], ...; the root has an empty name). An absent table
+/// reads as an empty one, so every key takes its default. Holds references: `table` and `file`
+/// must outlive the reader.
+class TableReader {
+ public:
+  /// `table` may be null (absent); `name` is "" for the root; `file` is used in messages.
+  TableReader(const toml::table* table, std::string name, std::string_view file);
+
+  /// The node of `key`, or null when the key is absent.
+  const toml::node* find(std::string_view key) const;
+
+  /// The sub-table `key` (absent -> a reader of an empty table). Throws when it is no table.
+  TableReader table(std::string_view key) const;
+
+  /// Throws for the first key not in `allowed` ("unknown key in [run]; did you mean 'seed'?",
+  /// or the list of valid keys when none is near; at the root "unknown table [x]", or "key
+  /// outside any table" for a plain key).
+  void reject_unknown_keys(std::span<const std::string_view> allowed) const;
+
+  /// Throws "NAME.KEY is required (EXPECTED)" at line 0 when `key` is absent.
+  void require(std::string_view key, std::string_view expected) const;
+
+  /// Integer in [min, max]; nullopt when absent. Throws for other types ("float where an integer
+  /// is expected") and out of range ("warmup must be >= 0").
+  std::optional<std::int64_t> integer(std::string_view key, std::int64_t min,
+                                      std::int64_t max = INT_MAX) const;
+  /// Integer or float in (0, max], finite; nullopt when absent ("width must be > 0 and <= 4").
+  std::optional<double> positive_number(std::string_view key,
+                                        double max = std::numeric_limits<double>::infinity()) const;
+  /// Boolean; nullopt when absent.
+  std::optional<bool> boolean(std::string_view key) const;
+  /// Non-empty string; nullopt when absent.
+  std::optional<std::string> string(std::string_view key) const;
+  /// String equal to one of `choices`; nullopt when absent. Throws with a did-you-mean hint.
+  std::optional<std::string> choice(std::string_view key,
+                                    std::span<const std::string_view> choices) const;
+
+  /// Node-level forms of the readers above, for list elements; `key` names the list.
+  std::int64_t as_integer(const toml::node& node, std::string_view key, std::int64_t min,
+                          std::int64_t max = INT_MAX) const;
+  double as_positive_number(const toml::node& node, std::string_view key,
+                            double max = std::numeric_limits<double>::infinity()) const;
+  std::string as_string(const toml::node& node, std::string_view key) const;
+
+  /// Throws JobError at `node`'s source position.
+  [[noreturn]] void fail(const toml::node& node, std::string_view key,
+                         const std::string& message) const;
+  /// Throws "KEY: TYPE where EXPECTED is expected" at `node`.
+  [[noreturn]] void fail_type(const toml::node& node, std::string_view key,
+                              std::string_view expected) const;
+
+ private:
+  std::string unknown_key_message(std::string_view word, const toml::node& node,
+                                  std::span<const std::string_view> allowed) const;
+
+  const toml::table* m_table;
+  std::string m_name;
+  std::string_view m_file;
+};
+
+}  // namespace scaletune::job::detail

@@ -1,0 +1,59 @@
+#include "harness/job/detail/workload_kinds.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "harness/job/detail/edit_distance.hpp"
+#include "harness/job/detail/resnet50_options.hpp"
+#include "harness/job/detail/table_reader.hpp"
+#include "harness/job/detail/text.hpp"
+
+namespace scaletune::job::detail {
+namespace {
+
+const std::array<WorkloadKind, 1> kKinds = {
+    WorkloadKind{"resnet50", resnet50_option_keys(), read_resnet50_options,
+                 describe_resnet50_options},
+};
+
+std::vector<std::string_view> kind_names() {
+  std::vector<std::string_view> names;
+  for (const WorkloadKind& kind : kKinds) names.push_back(kind.name);
+  return names;
+}
+
+}  // namespace
+
+std::span<const WorkloadKind> workload_kinds() {
+  return kKinds;
+}
+
+const WorkloadKind& workload_kind(std::string_view name) {
+  const auto* found = std::ranges::find(kKinds, name, &WorkloadKind::name);
+  if (found == kKinds.end())
+    throw std::out_of_range("unknown workload kind '" + std::string(name) + "'");
+  return *found;
+}
+
+WorkloadSpec read_workload(const TableReader& workload) {
+  const std::vector<std::string_view> names = kind_names();
+  const std::string known = join(names, ", ");
+  workload.require("kind", "one of " + known);
+  WorkloadSpec spec;
+  spec.kind = workload.string("kind").value();
+  if (std::ranges::find(names, spec.kind) == names.end()) {
+    const std::string hint = did_you_mean(spec.kind, names);
+    workload.fail(*workload.find("kind"), "kind",
+                  "unknown workload kind '" + spec.kind + "'" +
+                      (hint.empty() ? "; known kinds: " + known : hint));
+  }
+  const WorkloadKind& kind = workload_kind(spec.kind);
+  std::vector<std::string_view> keys{"kind"};
+  keys.insert(keys.end(), kind.option_keys.begin(), kind.option_keys.end());
+  workload.reject_unknown_keys(keys);
+  kind.read_options(workload, spec);
+  return spec;
+}
+
+}  // namespace scaletune::job::detail

@@ -1,0 +1,82 @@
+#include "harness/job/job_format.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+
+#include "harness/job/detail/text.hpp"
+#include "harness/job/detail/workload_kinds.hpp"
+
+namespace scaletune::job {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string per_rank_text(const std::vector<int>& per_rank_batch) {
+  if (per_rank_batch.empty()) return "-";
+  if (std::ranges::adjacent_find(per_rank_batch, std::not_equal_to<>()) == per_rank_batch.end())
+    return std::to_string(per_rank_batch.front()) + "x" + std::to_string(per_rank_batch.size());
+  std::vector<std::string> parts;
+  for (const int part : per_rank_batch) parts.push_back(std::to_string(part));
+  return detail::join(parts, ",");
+}
+
+bool runs(const Config& config, int world_size) {
+  return world_size <= 0 || config.ranks <= world_size;
+}
+
+std::string runs_text(const Config& config, int world_size) {
+  return runs(config, world_size) ? "yes"
+                                  : "skipped (needs " + std::to_string(config.ranks) + " ranks)";
+}
+
+/// Left-aligned columns two spaces apart; no trailing spaces.
+std::string aligned(const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const Row& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  std::string text;
+  for (const Row& row : rows) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(widths[c] - row[c].size() + 2, ' ');
+    }
+    text += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+  }
+  return text;
+}
+
+std::string header_line(const JobSpec& job) {
+  const std::string options =
+      detail::workload_kind(job.workload.kind).describe_options(job.workload);
+  return "job " + job.job.name + ": workload " + job.workload.kind + " (" + options + "), output " +
+         job.job.output + "\n";
+}
+
+std::string total_line(const std::vector<Config>& configs, int world_size) {
+  const std::string total = "total: " + std::to_string(configs.size()) + " configurations";
+  if (world_size <= 0) return total + "; world size unknown (pass --world N)\n";
+  const auto running =
+      std::ranges::count_if(configs, [&](const Config& c) { return runs(c, world_size); });
+  return total + ", " + std::to_string(running) + " run on " + std::to_string(world_size) +
+         " ranks, " + std::to_string(static_cast<long>(configs.size()) - running) + " skipped\n";
+}
+
+}  // namespace
+
+std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, int world_size) {
+  std::vector<Row> rows = {
+      {"#", "id", "ranks", "global_batch", "per_rank_batch", "precision", "runs"},
+      {"-", "-", "count", "samples", "samples/rank", "-", "-"},
+  };
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& config = configs[i];
+    rows.push_back({std::to_string(i), config.id, std::to_string(config.ranks),
+                    std::to_string(config.global_batch), per_rank_text(config.per_rank_batch),
+                    config.precision, runs_text(config, world_size)});
+  }
+  return header_line(job) + aligned(rows) + total_line(configs, world_size);
+}
+
+}  // namespace scaletune::job

@@ -1,0 +1,22 @@
+#pragma once
+// The plan `scaletune plan` prints: what a job would run, without running it.
+
+#include <string>
+#include <vector>
+
+#include "harness/job/job.hpp"
+
+namespace scaletune::job {
+
+/// Text of the plan, every line ending in '\n':
+///   job NAME: workload KIND (OPTIONS), output PATH
+///   a table (header row, units row, one row per configuration) with columns
+///     # | id | ranks | global_batch (samples) | per_rank_batch (samples per rank: "32x4" for
+///     four ranks of 32, "40,20,20" for an uneven split) | precision | runs
+///   total: N configurations, ...
+/// `runs` is "skipped (needs R ranks)" when world_size > 0 and the configuration's ranks exceed
+/// it, "yes" otherwise; world_size 0 means unknown (no --world), and the total line says so.
+/// Throws std::out_of_range when job.workload.kind is no known workload kind.
+std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, int world_size);
+
+}  // namespace scaletune::job

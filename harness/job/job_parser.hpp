@@ -1,0 +1,22 @@
+#pragma once
+// Reading a TOML job file (DESIGN.md "Job file") into a validated JobSpec.
+
+#include <string>
+
+#include "harness/job/job.hpp"
+
+namespace scaletune::job {
+
+/// Reads and validates the job file at `path` (see parse_job_text). Throws JobError naming
+/// the file when it does not exist, is a directory or cannot be read.
+JobSpec parse_job_file(const std::string& path);
+
+/// Validates the TOML `text` of a job file; `path` names it in messages and JobSpec::path.
+/// Tables [job], [workload], [sweep], [run], [comm]; unknown tables and keys, wrong types,
+/// out-of-range values, empty or repeated sweep values and batches that cannot be split are
+/// errors. Absent optional keys take the defaults of job.hpp; job.output defaults to
+/// "results/<name>.h5". Throws JobError with the line and column of the offending node (0 for
+/// a missing key) and the key.
+JobSpec parse_job_text(const std::string& text, const std::string& path);
+
+}  // namespace scaletune::job

@@ -1,0 +1,38 @@
+#pragma once
+// Expanding a job's sweep into configurations (DESIGN.md "Job file": the sweep is the product
+// of its lists).
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "harness/job/job.hpp"
+
+namespace scaletune::job {
+
+/// Whether batch_split entry `split` (an index into sweep.batch_split) applies to `ranks`:
+/// "even" applies to every rank count, a weight list only to the rank count equal to its length.
+/// Throws std::out_of_range when sweep.split_weights has no entry `split` (it must be parallel
+/// to sweep.batch_split, as parse_job_* makes it).
+bool split_applies(const SweepSpec& sweep, std::size_t split, int ranks);
+
+/// Per-rank batch ([ranks], samples) of `global_batch` under batch_split entry `split`:
+/// even_split for "even", weighted_split for a weight list. Throws std::invalid_argument with
+/// their messages ("7 samples cannot split evenly over 2 ranks"), or when the entry does not
+/// apply to `ranks`.
+std::vector<int> per_rank_batch(const SweepSpec& sweep, std::size_t split, int global_batch,
+                                int ranks);
+
+/// Every configuration of the job: the Cartesian product ranks (outermost, so a launch runs
+/// small rank counts first) x global_batch x batch_split x precision (innermost), leaving out
+/// weight lists whose length differs from ranks. Fills id, per_rank_batch and batch_split text.
+/// Throws std::invalid_argument when a batch cannot be split (parse_job_* has ruled that out).
+std::vector<Config> expand_sweep(const JobSpec& job);
+
+/// The configuration's id, stable for the same settings and usable as an HDF5 group name (no
+/// '/'): "<workload>-r<ranks>-b<global_batch>-<split>-<precision>", where split is "even" or
+/// "w" and the weights joined by '_': "resnet50-r4-b256-even-fp32",
+/// "resnet50-r3-b96-w0.5_0.25_0.25-fp32".
+std::string config_id(const Config& config);
+
+}  // namespace scaletune::job

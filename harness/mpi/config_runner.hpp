@@ -1,0 +1,23 @@
+#pragma once
+// Runs one configuration on the ranks of a sub-communicator: builds the workload, warms up,
+// times the iterations, agrees on the outcome and gathers the measurements to rank 0.
+
+#include <mpi.h>
+
+#include "harness/job/job.hpp"
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::mpi {
+
+/// Collective over `comm` (whose size must equal config.ranks). Never throws for a failing
+/// configuration: an allocation failure is status oom, exceeding job.run.timeout_s (checked
+/// between iterations) is timeout, any other exception on any rank is error, with the first
+/// failing rank's message. Rank 0 of `comm` gets the full result; other ranks get the status.
+/// step_time[i] is the slowest rank's wall time of iteration i (s); throughput =
+/// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.
+results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm);
+
+/// A result row with the configuration's settings filled in and no measurements.
+results::ConfigResult describe(const job::Config& config);
+
+}  // namespace scaletune::mpi

@@ -1,0 +1,43 @@
+#include "progress.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace scaletune::mpi {
+
+std::string per_rank_text(const std::vector<int>& per_rank_batch) {
+  if (per_rank_batch.empty()) return "-";
+  const bool even =
+      std::ranges::all_of(per_rank_batch, [&](int b) { return b == per_rank_batch.front(); });
+  if (even)
+    return std::to_string(per_rank_batch.front()) + "x" + std::to_string(per_rank_batch.size());
+  std::string text;
+  for (int b : per_rank_batch) text += (text.empty() ? "" : ",") + std::to_string(b);
+  return text;
+}
+
+std::string progress_line(int index, int total, const results::ConfigResult& r, double elapsed_s,
+                          double left_s) {
+  char buf[512];
+  std::string line;
+  std::snprintf(buf, sizeof buf, "[%d/%d] %s  ranks %d  batch %d (%s)  %s", index, total,
+                r.id.c_str(), r.ranks, r.global_batch, per_rank_text(r.per_rank_batch).c_str(),
+                results::to_string(r.status));
+  line = buf;
+  if (r.status == results::Status::ok) {
+    std::snprintf(buf, sizeof buf, "  %.1f samples/s  step %.1f ms", r.throughput,
+                  r.step_time_median * 1e3);
+    line += buf;
+  } else if (!r.error.empty()) {
+    line += " (" + r.error + ")";
+  }
+  std::snprintf(buf, sizeof buf, "  elapsed %.1f s", elapsed_s);
+  line += buf;
+  if (left_s >= 0) {
+    std::snprintf(buf, sizeof buf, "  left ~%.0f s", left_s);
+    line += buf;
+  }
+  return line;
+}
+
+}  // namespace scaletune::mpi

@@ -1,0 +1,42 @@
+#pragma once
+// Runs a whole sweep under one MPI launch: every configuration with ranks <= world size on the
+// first `ranks` ranks (the others wait), the rest recorded as skipped. Rank 0 writes each
+// configuration to the result file as soon as it finishes, and flushes.
+
+#include <mpi.h>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/job/job.hpp"
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::mpi {
+
+/// How to run a sweep.
+struct SweepOptions {
+  std::string out_path;            ///< result file (HDF5)
+  bool resume = false;             ///< keep the file's configurations and skip those stored as ok
+  results::Provenance provenance;  ///< root attributes (created_utc and job_toml filled in here)
+  std::string blas;                ///< host BLAS description for /system
+};
+
+/// What a sweep did, the same on every rank.
+struct SweepSummary {
+  int ran = 0;      ///< configurations run in this launch
+  int ok = 0;       ///< of those, how many finished with status ok
+  int failed = 0;   ///< oom, timeout or error
+  int skipped = 0;  ///< needed more ranks than the launch had
+  int resumed = 0;  ///< already stored as ok, not run again
+};
+
+/// Collective over `world`. Progress lines go to `progress` on rank 0. Throws (on every rank)
+/// when the result file cannot be created or written; configurations already written stay.
+SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,
+                       const SweepOptions& options, MPI_Comm world, std::ostream& progress);
+
+/// UTC now as ISO 8601 ("2026-11-30T03:00:00Z").
+std::string utc_now();
+
+}  // namespace scaletune::mpi

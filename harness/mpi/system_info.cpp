@@ -1,0 +1,86 @@
+#include "system_info.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <cstring>
+#include <vector>
+
+#include "harness/mpi/mpi_error.hpp"
+
+namespace scaletune::mpi {
+
+namespace {
+
+constexpr int kTextBytes = 128;
+
+// One rank's row in a fixed-size form MPI can gather.
+struct RankRow {
+  int local_rank = 0;
+  std::int64_t memory_bytes = 0;
+  std::array<char, kTextBytes> host{};
+  std::array<char, kTextBytes> device{};
+};
+
+int local_rank_of(MPI_Comm world) {
+  MPI_Comm node = MPI_COMM_NULL;
+  SCALETUNE_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  int local = 0;
+  SCALETUNE_MPI_CHECK(MPI_Comm_rank(node, &local));
+  MPI_Comm_free(&node);
+  return local;
+}
+
+void copy_text(std::array<char, kTextBytes>& to, const std::string& from) {
+  std::strncpy(to.data(), from.c_str(), to.size() - 1);
+}
+
+RankRow own_row(MPI_Comm world) {
+  RankRow row;
+  row.local_rank = local_rank_of(world);
+  row.memory_bytes = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  gethostname(row.host.data(), row.host.size() - 1);
+  copy_text(row.device, "host-core:" + std::to_string(sched_getcpu()));
+  return row;
+}
+
+std::string mpi_library_version() {
+  std::array<char, MPI_MAX_LIBRARY_VERSION_STRING> text{};
+  int len = 0;
+  SCALETUNE_MPI_CHECK(MPI_Get_library_version(text.data(), &len));
+  std::string v(text.data(), static_cast<std::size_t>(len));
+  if (const auto cut = v.find_first_of(",\n"); cut != std::string::npos) v.resize(cut);
+  return v;
+}
+
+std::string kokkos_version() {
+  constexpr int v = KOKKOS_VERSION;
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." +
+         std::to_string(v % 100);
+}
+
+}  // namespace
+
+results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas) {
+  results::SystemInfo info;
+  int rank = 0;
+  SCALETUNE_MPI_CHECK(MPI_Comm_rank(world, &rank));
+  SCALETUNE_MPI_CHECK(MPI_Comm_size(world, &info.world_size));
+  const RankRow mine = own_row(world);
+  std::vector<RankRow> rows(rank == 0 ? static_cast<std::size_t>(info.world_size) : 1);
+  SCALETUNE_MPI_CHECK(MPI_Gather(&mine, sizeof(RankRow), MPI_BYTE, rows.data(), sizeof(RankRow),
+                                 MPI_BYTE, 0, world));
+  if (rank != 0) rows = {mine};
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    info.ranks.push_back({rank == 0 ? static_cast<int>(r) : rank, rows[r].host.data(),
+                          rows[r].local_rank, rows[r].device.data(), rows[r].memory_bytes});
+  info.mpi_library = mpi_library_version();
+  info.kokkos_version = kokkos_version();
+  info.kokkos_backend = Kokkos::DefaultExecutionSpace::name();
+  info.blas = blas;
+  return info;
+}
+
+}  // namespace scaletune::mpi

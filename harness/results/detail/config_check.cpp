@@ -1,0 +1,73 @@
+#include "harness/results/detail/config_check.hpp"
+
+#include <numeric>
+
+#include "harness/results/detail/config_io.hpp"
+
+namespace scaletune::results::detail {
+namespace {
+
+void check_id(const ConfigResult& config, const H5Where& configs) {
+  const std::string& id = config.id;
+  if (id.empty() || id == "." || id == ".." || id.find('/') != std::string::npos)
+    configs.fail("configuration id '" + id + "' is not a group name (non-empty, no '/')");
+}
+
+void check_batch(const ConfigResult& config, const H5Where& at) {
+  if (config.ranks < 1) at.fail("ranks is " + std::to_string(config.ranks) + "; expected >= 1");
+  if (config.per_rank_batch.size() != static_cast<std::size_t>(config.ranks))
+    at.fail("per_rank_batch has " + std::to_string(config.per_rank_batch.size()) +
+            " entries; expected one per rank (" + std::to_string(config.ranks) + ")");
+  const long long sum =
+      std::accumulate(config.per_rank_batch.begin(), config.per_rank_batch.end(), 0LL);
+  if (sum != config.global_batch)
+    at.fail("per_rank_batch sums to " + std::to_string(sum) + "; expected global_batch " +
+            std::to_string(config.global_batch));
+}
+
+/// Throws ResultError naming dataset `name` unless it holds `expected` values.
+void check_size(std::size_t size, std::size_t expected, const char* name, const char* shape,
+                const H5Where& at) {
+  if (size != expected)
+    at.fail(std::string(name) + " holds " + std::to_string(size) + " values; expected " + shape +
+            " = " + std::to_string(expected));
+}
+
+void check_per_iteration(const ConfigResult& config, const H5Where& at) {
+  const auto ranks = static_cast<std::size_t>(config.ranks);
+  if (config.step_time.empty()) {
+    if (!config.rank_phase_time.empty() || !config.phase_names.empty() ||
+        !config.rank_memory_peak.empty())
+      at.fail("rank_phase_time, phase_names or rank_memory_peak given without step_time");
+    return;
+  }
+  check_size(config.rank_phase_time.size(), ranks * config.iterations() * config.phase_names.size(),
+             "rank_phase_time", "ranks * iterations * phases", at);
+  check_size(config.rank_memory_peak.size(), ranks, "rank_memory_peak", "ranks", at);
+}
+
+void check_extra_names(const ConfigResult& config, const H5Where& at) {
+  const auto check = [&](const std::string& name) {
+    if (name.empty()) at.fail("an extra attribute has an empty name");
+    if (is_fixed_config_attribute(name))
+      at.fail("extra attribute '" + name + "' would replace the fixed attribute of that name");
+  };
+  for (const auto& entry : config.number_attrs) check(entry.first);
+  for (const auto& entry : config.text_attrs) {
+    check(entry.first);
+    if (config.number_attrs.contains(entry.first))
+      at.fail("'" + entry.first + "' is in both number_attrs and text_attrs");
+  }
+}
+
+}  // namespace
+
+void check_storable(const ConfigResult& config, const H5Where& configs) {
+  check_id(config, configs);
+  const H5Where at = configs.child(config.id);
+  check_batch(config, at);
+  check_per_iteration(config, at);
+  check_extra_names(config, at);
+}
+
+}  // namespace scaletune::results::detail

@@ -1,0 +1,169 @@
+#include "harness/results/detail/config_io.hpp"
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+#include <utility>
+
+#include "harness/results/detail/h5_attribute.hpp"
+#include "harness/results/detail/h5_dataset.hpp"
+#include "harness/results/detail/h5_group.hpp"
+
+namespace scaletune::results::detail {
+namespace {
+
+const std::array<std::pair<const char*, int ConfigResult::*>, 2> kIntAttrs{{
+    {"ranks", &ConfigResult::ranks},
+    {"global_batch", &ConfigResult::global_batch},
+}};
+
+const std::array<std::pair<const char*, std::string ConfigResult::*>, 4> kTextAttrs{{
+    {"workload", &ConfigResult::workload},
+    {"batch_split", &ConfigResult::batch_split},
+    {"precision", &ConfigResult::precision},
+    {"error", &ConfigResult::error},
+}};
+
+const std::array<std::pair<const char*, double ConfigResult::*>, 6> kNumberAttrs{{
+    {"params", &ConfigResult::params},
+    {"flops_per_sample", &ConfigResult::flops_per_sample},
+    {"throughput", &ConfigResult::throughput},
+    {"step_time_median", &ConfigResult::step_time_median},
+    {"step_time_p95", &ConfigResult::step_time_p95},
+    {"harness_overhead_fraction", &ConfigResult::harness_overhead_fraction},
+}};
+
+constexpr const char* kPerRankBatch = "per_rank_batch";
+constexpr const char* kStatus = "status";
+constexpr const char* kStepTime = "step_time";
+constexpr const char* kRankPhaseTime = "rank_phase_time";
+constexpr const char* kPhaseNames = "phase_names";
+constexpr const char* kRankMemoryPeak = "rank_memory_peak";
+
+/// Shapes, dimension names and units of a configuration's four datasets.
+struct ConfigDatasets {
+  DatasetSpec step_time, rank_phase_time, phase_names, rank_memory_peak;
+};
+
+ConfigDatasets dataset_specs(hsize_t ranks, hsize_t iterations, hsize_t phases) {
+  return {{{iterations}, "iterations", "s"},
+          {{ranks, iterations, phases}, "ranks,iterations,phases", "s"},
+          {{phases}, "phases", ""},
+          {{ranks}, "ranks", "bytes"}};
+}
+
+/// "[4,20,3]"
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    text += (i > 0 ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+/// Throws ResultError naming dataset `name` unless its shape is spec.dims.
+void expect_shape(const std::vector<hsize_t>& got, const DatasetSpec& spec, const H5Where& where,
+                  const std::string& name) {
+  if (got != spec.dims)
+    where.child(name).fail("shape " + shape_text(got) + "; expected [" + spec.dim_names +
+                           "] = " + shape_text(spec.dims));
+}
+
+void write_attributes(hid_t group, const H5Where& at, const ConfigResult& config) {
+  for (const auto& [name, member] : kIntAttrs) write_attribute(group, at, name, config.*member);
+  for (const auto& [name, member] : kTextAttrs) write_attribute(group, at, name, config.*member);
+  for (const auto& [name, member] : kNumberAttrs) write_attribute(group, at, name, config.*member);
+  write_attribute(group, at, kPerRankBatch, std::span<const int>(config.per_rank_batch));
+  write_attribute(group, at, kStatus, std::string(to_string(config.status)));
+  for (const auto& [name, value] : config.number_attrs) write_attribute(group, at, name, value);
+  for (const auto& [name, value] : config.text_attrs) write_attribute(group, at, name, value);
+}
+
+void write_datasets(hid_t group, const H5Where& at, const ConfigResult& config) {
+  const ConfigDatasets specs = dataset_specs(static_cast<hsize_t>(config.ranks),
+                                             config.iterations(), config.phase_names.size());
+  write_dataset(group, at, kStepTime, specs.step_time, std::span(config.step_time));
+  write_dataset(group, at, kRankPhaseTime, specs.rank_phase_time,
+                std::span(config.rank_phase_time));
+  write_dataset(group, at, kPhaseNames, specs.phase_names, std::span(config.phase_names));
+  write_dataset(group, at, kRankMemoryPeak, specs.rank_memory_peak,
+                std::span(config.rank_memory_peak));
+}
+
+/// Reads an attribute that is not a fixed one into number_attrs or text_attrs.
+void read_extra_attribute(hid_t group, const H5Where& at, const std::string& name,
+                          ConfigResult& config) {
+  const H5T_class_t type_class = attribute_class(group, at, name);
+  if (type_class == H5T_INTEGER || type_class == H5T_FLOAT)
+    config.number_attrs[name] = read_double_attribute(group, at, name);
+  else if (type_class == H5T_STRING)
+    config.text_attrs[name] = read_string_attribute(group, at, name);
+  else
+    at.attribute(name).fail("expected a number or a string");
+}
+
+void read_attributes(hid_t group, const H5Where& at, ConfigResult& config) {
+  for (const auto& [name, member] : kIntAttrs) config.*member = read_int_attribute(group, at, name);
+  for (const auto& [name, member] : kTextAttrs)
+    config.*member = read_string_attribute(group, at, name);
+  for (const auto& [name, member] : kNumberAttrs)
+    config.*member = read_double_attribute(group, at, name);
+  config.per_rank_batch = read_int_array_attribute(group, at, kPerRankBatch);
+  config.status = read_config_status(group, at);
+  for (const std::string& name : attribute_names(group, at))
+    if (!is_fixed_config_attribute(name)) read_extra_attribute(group, at, name, config);
+}
+
+void read_datasets(hid_t group, const H5Where& at, ConfigResult& config) {
+  Array<double> step_time = read_double_dataset(group, at, kStepTime);
+  Array<std::string> phase_names = read_string_dataset(group, at, kPhaseNames);
+  Array<double> phase_time = read_double_dataset(group, at, kRankPhaseTime);
+  Array<std::int64_t> memory = read_int64_dataset(group, at, kRankMemoryPeak);
+  const ConfigDatasets specs = dataset_specs(static_cast<hsize_t>(config.ranks),
+                                             step_time.values.size(), phase_names.values.size());
+  expect_shape(step_time.dims, specs.step_time, at, kStepTime);
+  expect_shape(phase_names.dims, specs.phase_names, at, kPhaseNames);
+  expect_shape(phase_time.dims, specs.rank_phase_time, at, kRankPhaseTime);
+  expect_shape(memory.dims, specs.rank_memory_peak, at, kRankMemoryPeak);
+  config.step_time = std::move(step_time.values);
+  config.phase_names = std::move(phase_names.values);
+  config.rank_phase_time = std::move(phase_time.values);
+  config.rank_memory_peak = std::move(memory.values);
+}
+
+}  // namespace
+
+bool is_fixed_config_attribute(std::string_view name) {
+  const auto named = [name](const auto& entry) { return name == entry.first; };
+  return name == kPerRankBatch || name == kStatus ||
+         std::any_of(kIntAttrs.begin(), kIntAttrs.end(), named) ||
+         std::any_of(kTextAttrs.begin(), kTextAttrs.end(), named) ||
+         std::any_of(kNumberAttrs.begin(), kNumberAttrs.end(), named);
+}
+
+Status read_config_status(hid_t group, const H5Where& at) {
+  const std::string text = read_string_attribute(group, at, kStatus);
+  try {
+    return status_from_string(text);
+  } catch (const std::invalid_argument& e) {
+    at.attribute(kStatus).fail(e.what());
+  }
+}
+
+void write_config_group(hid_t configs, const H5Where& where, const ConfigResult& config) {
+  const Group group = create_group(configs, where, config.id);
+  const H5Where at = where.child(config.id);
+  write_attributes(group.id(), at, config);
+  if (!config.step_time.empty()) write_datasets(group.id(), at, config);
+}
+
+ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id) {
+  const Group group = open_group(configs, where, id);
+  const H5Where at = where.child(id);
+  ConfigResult config;
+  config.id = id;
+  read_attributes(group.id(), at, config);
+  if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
+  return config;
+}
+
+}  // namespace scaletune::results::detail

@@ -1,0 +1,55 @@
+#include "harness/results/detail/file_access.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "harness/results/detail/h5_attribute.hpp"
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::results::detail {
+namespace {
+
+const std::string kExpected = "expected a scaletune result file (HDF5 with schema_version " +
+                              std::to_string(kSchemaVersion) + ")";
+
+void check_schema_version(const File& file, const H5Where& root) {
+  if (!has_attribute(file.id(), root, "schema_version"))
+    root.fail("no attribute schema_version; " + kExpected);
+  const int version = read_int_attribute(file.id(), root, "schema_version");
+  if (version != kSchemaVersion)
+    root.fail("schema_version is " + std::to_string(version) + "; " + kExpected);
+}
+
+/// File access properties: no file lock (see file_access.hpp).
+PropertyList unlocked_access(const H5Where& where) {
+  PropertyList fapl{SCALETUNE_H5(where, H5Pcreate(H5P_FILE_ACCESS))};
+  SCALETUNE_H5(where, H5Pset_file_locking(fapl.id(), false, true));
+  return fapl;
+}
+
+}  // namespace
+
+File create_result_file(const std::string& path) {
+  const H5Where whole{path, ""};
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error) whole.fail("cannot create directory " + parent.string() + ": " + error.message());
+  const PropertyList fapl = unlocked_access(whole);
+  return File{SCALETUNE_H5(whole, H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id()))};
+}
+
+File open_result_file(const std::string& path, unsigned flags) {
+  const H5Where whole{path, ""};
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) whole.fail("no such file; " + kExpected);
+  if (!std::filesystem::is_regular_file(path, error)) whole.fail("not a file; " + kExpected);
+  if (SCALETUNE_H5(whole, H5Fis_hdf5(path.c_str())) == 0)
+    whole.fail("not an HDF5 file; " + kExpected);
+  const PropertyList fapl = unlocked_access(whole);
+  File file{SCALETUNE_H5(whole, H5Fopen(path.c_str(), flags, fapl.id()))};
+  check_schema_version(file, H5Where{path, "/"});
+  return file;
+}
+
+}  // namespace scaletune::results::detail

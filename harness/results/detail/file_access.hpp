@@ -1,0 +1,27 @@
+#pragma once
+// Creating and opening result files, with the checks that tell a scaletune result file
+// (HDF5, root attribute schema_version 1) from anything else.
+//
+// Every open goes without HDF5's file lock (H5Pset_file_locking, HDF5 >= 1.10.7), in the
+// writer and the reader alike (HDF5 refuses to open one file twice in a process with
+// different lock settings): the file of a running sweep can then be read by `scaletune
+// inspect`, h5py or the writer's own process; it is complete after each flush. The price:
+// nothing stops two sweeps from writing one file.
+
+#include <string>
+
+#include "harness/results/detail/h5_handle.hpp"
+
+namespace scaletune::results::detail {
+
+/// Creates the HDF5 file `path` (and its missing parent directories), truncating an
+/// existing file. Throws ResultError naming the path when a directory or the file cannot be
+/// created.
+File create_result_file(const std::string& path);
+
+/// Opens the existing result file `path` with `flags` (H5F_ACC_RDONLY or H5F_ACC_RDWR). Throws
+/// ResultError naming the path and what was expected when the file is missing, is not HDF5, or has
+/// no root attribute schema_version equal to kSchemaVersion.
+File open_result_file(const std::string& path, unsigned flags);
+
+}  // namespace scaletune::results::detail

@@ -1,0 +1,59 @@
+#pragma once
+// Datasets with the annotations STYLE.md asks of them: every dataset carries a `units`
+// attribute ("s", "bytes", "") and a `dims` attribute naming its dimensions
+// ("ranks,iterations,phases"). Data are row-major (C order), as h5py and numpy read them.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/results/detail/h5_call.hpp"
+#include "harness/results/detail/h5_handle.hpp"
+
+namespace scaletune::results::detail {
+
+/// Shape and annotations of one dataset.
+struct DatasetSpec {
+  std::vector<hsize_t> dims;  ///< shape, e.g. {ranks, iterations, phases}
+  std::string dim_names;      ///< the `dims` attribute, e.g. "ranks,iterations,phases"
+  std::string units;          ///< the `units` attribute: "s", "bytes" or "" (none)
+};
+
+/// A dataset read back: its shape and its elements, row-major.
+template <class T>
+struct Array {
+  std::vector<hsize_t> dims;
+  std::vector<T> values;
+};
+
+/// Creates dataset `name` in `group` with file/memory type `type` and spec.dims, writes `data`
+/// (element_count(spec.dims) elements of `type`) and its units and dims attributes.
+void write_dataset_raw(hid_t group, const H5Where& where, const std::string& name, hid_t type,
+                       const DatasetSpec& spec, const void* data);
+
+/// Writes float64 dataset `name`; throws ResultError unless values.size() matches spec.dims.
+void write_dataset(hid_t group, const H5Where& where, const std::string& name,
+                   const DatasetSpec& spec, std::span<const double> values);
+/// Writes int64 dataset `name`; throws ResultError unless values.size() matches spec.dims.
+void write_dataset(hid_t group, const H5Where& where, const std::string& name,
+                   const DatasetSpec& spec, std::span<const std::int64_t> values);
+/// Writes variable-length UTF-8 string dataset `name`; throws ResultError unless
+/// values.size() matches spec.dims.
+void write_dataset(hid_t group, const H5Where& where, const std::string& name,
+                   const DatasetSpec& spec, std::span<const std::string> values);
+
+/// Opens dataset `name` in `group`; throws ResultError "missing dataset <name>" when absent.
+Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name);
+
+/// Shape of an open dataset ({} for a scalar).
+std::vector<hsize_t> dataset_dims(const Dataset& dataset, const H5Where& at);
+
+/// Reads numeric dataset `name` as float64 (HDF5 converts other number types).
+Array<double> read_double_dataset(hid_t group, const H5Where& where, const std::string& name);
+/// Reads numeric dataset `name` as int64 (HDF5 converts other integer types).
+Array<std::int64_t> read_int64_dataset(hid_t group, const H5Where& where, const std::string& name);
+/// Reads variable-length string dataset `name`.
+Array<std::string> read_string_dataset(hid_t group, const H5Where& where, const std::string& name);
+
+}  // namespace scaletune::results::detail

@@ -1,0 +1,68 @@
+#include "harness/results/detail/system_io.hpp"
+
+#include <array>
+#include <utility>
+
+#include "harness/results/detail/h5_attribute.hpp"
+#include "harness/results/detail/h5_group.hpp"
+#include "harness/results/detail/rank_table.hpp"
+
+namespace scaletune::results::detail {
+namespace {
+
+constexpr const char* kGroup = "system";
+
+using TextMember = std::pair<const char*, std::string SystemInfo::*>;
+
+/// String attributes every /system has.
+const std::array<TextMember, 4> kRequiredText{{
+    {"mpi_library", &SystemInfo::mpi_library},
+    {"kokkos_version", &SystemInfo::kokkos_version},
+    {"kokkos_backend", &SystemInfo::kokkos_backend},
+    {"blas", &SystemInfo::blas},
+}};
+
+/// String attributes present only when the run used that library.
+const std::array<TextMember, 2> kOptionalText{{
+    {"cuda_runtime", &SystemInfo::cuda_runtime},
+    {"nccl_version", &SystemInfo::nccl_version},
+}};
+
+/// Throws ResultError unless there is one rank row per rank of the world.
+void check_world(const SystemInfo& system, const H5Where& where) {
+  if (system.ranks.size() != static_cast<std::size_t>(system.world_size))
+    where.fail("ranks holds " + std::to_string(system.ranks.size()) +
+               " rows; expected one per rank of world_size " + std::to_string(system.world_size));
+}
+
+}  // namespace
+
+void write_system(hid_t file, const H5Where& root, const SystemInfo& system) {
+  const H5Where where = root.child(kGroup);
+  check_world(system, where);
+  const Group group = create_group(file, root, kGroup);
+  write_attribute(group.id(), where, "world_size", system.world_size);
+  for (const auto& [name, member] : kRequiredText)
+    write_attribute(group.id(), where, name, system.*member);
+  for (const auto& [name, member] : kOptionalText)
+    if (!(system.*member).empty()) write_attribute(group.id(), where, name, system.*member);
+  write_rank_table(group.id(), where, system.ranks);
+}
+
+std::optional<SystemInfo> read_system(hid_t file, const H5Where& root) {
+  if (!has_link(file, root, kGroup)) return std::nullopt;
+  const H5Where where = root.child(kGroup);
+  const Group group = open_group(file, root, kGroup);
+  SystemInfo system;
+  system.world_size = read_int_attribute(group.id(), where, "world_size");
+  for (const auto& [name, member] : kRequiredText)
+    system.*member = read_string_attribute(group.id(), where, name);
+  for (const auto& [name, member] : kOptionalText)
+    if (has_attribute(group.id(), where, name))
+      system.*member = read_string_attribute(group.id(), where, name);
+  system.ranks = read_rank_table(group.id(), where);
+  check_world(system, where);
+  return system;
+}
+
+}  // namespace scaletune::results::detail

@@ -1,0 +1,21 @@
+#pragma once
+// The /system group: the launch's world size, library versions and one row per rank.
+
+#include <optional>
+
+#include "harness/results/detail/h5_call.hpp"
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::results::detail {
+
+/// Writes group /system of `file`, replacing an existing one: attributes world_size (int32),
+/// mpi_library, kokkos_version, kokkos_backend, blas, and cuda_runtime and nccl_version only
+/// when non-empty (strings); dataset ranks (rank_table.hpp). Throws ResultError when
+/// system.ranks does not hold world_size rows.
+void write_system(hid_t file, const H5Where& root, const SystemInfo& system);
+
+/// Reads /system of `file`; std::nullopt when the file has none (imported data). Throws
+/// ResultError naming a missing attribute or a ranks table that does not hold world_size rows.
+std::optional<SystemInfo> read_system(hid_t file, const H5Where& root);
+
+}  // namespace scaletune::results::detail

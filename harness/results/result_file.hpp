@@ -1,0 +1,69 @@
+#pragma once
+// Writing and reading scaletune result files (HDF5, schema_version 1; DESIGN.md "Result
+// file", every name, type and unit in results/README.md). Serial HDF5 only, no MPI: rank 0
+// writes, and autotune/ reads with the same library. Every failure throws ResultError.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/results/result_error.hpp"
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::results {
+
+/// An open result file that configurations are written into, one at a time. Each
+/// write_config ends with a flush, so the file on disk is complete and readable after it: a
+/// crash loses at most the configuration being written. Movable, not copyable; a moved-from
+/// writer may only be destroyed or assigned to. The file closes on destruction.
+class ResultWriter {
+ public:
+  /// Creates `path` (and its missing parent directories), truncating an existing file, and
+  /// writes the root provenance attributes, /system and an empty /configs.
+  /// Throws ResultError naming the path when the file cannot be created or the inputs cannot
+  /// be stored (system.ranks must hold world_size rows).
+  static ResultWriter create(const std::string& path, const Provenance& provenance,
+                             const SystemInfo& system);
+
+  /// Reopens `path` to continue a sweep (scaletune run --resume): keeps its /configs,
+  /// replaces the root provenance attributes and /system. Creates the file when it does not
+  /// exist. Throws ResultError naming the path when it exists but is not HDF5 or has no
+  /// schema_version 1.
+  static ResultWriter open_for_resume(const std::string& path, const Provenance& provenance,
+                                      const SystemInfo& system);
+
+  ResultWriter(ResultWriter&&) noexcept;
+  ResultWriter& operator=(ResultWriter&&) noexcept;
+  ResultWriter(const ResultWriter&) = delete;
+  ResultWriter& operator=(const ResultWriter&) = delete;
+  ~ResultWriter();
+
+  /// Writes /configs/<config.id> (replacing a group of the same id), then flushes the file.
+  /// The datasets are written only when config.step_time is non-empty.
+  /// Throws ResultError naming /configs/<id> and the field when the config cannot be stored as
+  /// given: per_rank_batch must hold `ranks` entries summing to global_batch, rank_phase_time
+  /// ranks * iterations * phases values, rank_memory_peak `ranks` values, and extra attribute
+  /// names must differ from the fixed ones (results/README.md).
+  void write_config(const ConfigResult& config);
+
+  /// Ids of the stored configurations whose status is ok, in increasing id order: the ones
+  /// `scaletune run --resume` skips.
+  std::vector<std::string> ok_config_ids() const;
+
+  /// The path the writer was opened with.
+  const std::string& path() const;
+
+ private:
+  struct Impl;
+  explicit ResultWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// Reads the whole result file `path`: provenance, /system (when present) and every
+/// configuration in increasing id order. Reading back gives exactly what was written.
+/// Throws ResultError naming the path and what was expected when the file is missing, is not
+/// HDF5, or has no schema_version 1, and naming /configs/<id> and the attribute or dataset
+/// when one is missing or has the wrong shape.
+ResultSet read_results(const std::string& path);
+
+}  // namespace scaletune::results

@@ -1,0 +1,211 @@
+#include "cudnn_conv2d.hpp"
+
+#include <algorithm>
+#include <array>
+#include <initializer_list>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "kernels/cuda/cuda_device.hpp"
+#include "kernels/cuda/cuda_error.hpp"
+
+namespace scaletune::kernels::cuda {
+namespace {
+
+/// The raw handles the algorithm and workspace queries take.
+struct Descriptors {
+  cudnnHandle_t handle;
+  cudnnTensorDescriptor_t x, y;
+  cudnnFilterDescriptor_t w;
+  cudnnConvolutionDescriptor_t conv;
+};
+
+/// g, once the host Conv2d's constructor (the one place the geometry rules live) accepted it
+/// and batch >= 1; throws std::invalid_argument otherwise.
+ConvGeometry validated(const ConvGeometry& g, int batch) {
+  static_cast<void>(Conv2d(g));
+  if (batch < 1) {
+    throw std::invalid_argument("CudnnConv2d: batch = " + std::to_string(batch) +
+                                ", expected >= 1");
+  }
+  return g;
+}
+
+/// "batch 2, 3 -> 16 channels, 7x7 kernel, stride 2, pad 3, input 32x32", for error messages.
+std::string describe(const ConvGeometry& g, int batch) {
+  return "batch " + std::to_string(batch) + ", " + std::to_string(g.in_channels) + " -> " +
+         std::to_string(g.out_channels) + " channels, " + std::to_string(g.kernel) + "x" +
+         std::to_string(g.kernel) + " kernel, stride " + std::to_string(g.stride) + ", pad " +
+         std::to_string(g.pad) + ", input " + std::to_string(g.in_h) + "x" + std::to_string(g.in_w);
+}
+
+/// Throws std::invalid_argument naming `op` and the first of `pointers` that is null.
+void require_non_null(const char* op,
+                      std::initializer_list<std::pair<const char*, const void*>> pointers) {
+  for (const auto& [name, pointer] : pointers) {
+    if (pointer == nullptr) {
+      throw std::invalid_argument(std::string(op) + ": " + name +
+                                  " is null, expected a device pointer");
+    }
+  }
+}
+
+detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> make_handle() {
+  require_device("CudnnConv2d");
+  cudnnHandle_t raw = nullptr;
+  SCALETUNE_CUDNN_CHECK(cudnnCreate(&raw));
+  return detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy>(raw);
+}
+
+/// A packed NCHW float tensor [n, c, h, w].
+detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(
+    int n, int c, int h, int w) {
+  cudnnTensorDescriptor_t raw = nullptr;
+  SCALETUNE_CUDNN_CHECK(cudnnCreateTensorDescriptor(&raw));
+  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
+  SCALETUNE_CUDNN_CHECK(
+      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
+  return desc;
+}
+
+/// Float weights [K, C, R, S].
+detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
+    const ConvGeometry& g) {
+  cudnnFilterDescriptor_t raw = nullptr;
+  SCALETUNE_CUDNN_CHECK(cudnnCreateFilterDescriptor(&raw));
+  detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
+  SCALETUNE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
+      raw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.out_channels, g.in_channels, g.kernel, g.kernel));
+  return desc;
+}
+
+/// Cross-correlation with symmetric pad and stride, no dilation, fp32 compute, FMA math only.
+detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
+make_conv_desc(const ConvGeometry& g) {
+  cudnnConvolutionDescriptor_t raw = nullptr;
+  SCALETUNE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&raw));
+  detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
+  SCALETUNE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(raw, g.pad, g.pad, g.stride, g.stride, 1, 1,
+                                                        CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
+  SCALETUNE_CUDNN_CHECK(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH));
+  return desc;
+}
+
+/// The algorithm of the first heuristic result (best first) cuDNN can run (status success)
+/// without tensor-op math; throws CudaError naming `query` and the shape when there is none.
+template <class Perf>
+auto first_usable(const char* query, std::span<const Perf> results, const ConvGeometry& g,
+                  int batch) {
+  for (const Perf& r : results) {
+    const bool tensor_ops =
+        r.mathType == CUDNN_TENSOR_OP_MATH || r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    if (r.status == CUDNN_STATUS_SUCCESS && !tensor_ops) return r.algo;
+  }
+  throw CudaError(std::string(query) + " offered no usable fp32 algorithm for " +
+                  describe(g, batch));
+}
+
+cudnnConvolutionFwdAlgo_t pick_forward(const Descriptors& d, const ConvGeometry& g, int batch) {
+  std::array<cudnnConvolutionFwdAlgoPerf_t, CUDNN_CONVOLUTION_FWD_ALGO_COUNT> perf{};
+  int returned = 0;
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+      d.handle, d.x, d.w, d.conv, d.y, static_cast<int>(perf.size()), &returned, perf.data()));
+  return first_usable("cudnnGetConvolutionForwardAlgorithm_v7",
+                      std::span<const cudnnConvolutionFwdAlgoPerf_t>(perf.data(), returned), g,
+                      batch);
+}
+
+cudnnConvolutionBwdDataAlgo_t pick_backward_data(const Descriptors& d, const ConvGeometry& g,
+                                                 int batch) {
+  std::array<cudnnConvolutionBwdDataAlgoPerf_t, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT> perf{};
+  int returned = 0;
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+      d.handle, d.w, d.y, d.conv, d.x, static_cast<int>(perf.size()), &returned, perf.data()));
+  return first_usable("cudnnGetConvolutionBackwardDataAlgorithm_v7",
+                      std::span<const cudnnConvolutionBwdDataAlgoPerf_t>(perf.data(), returned), g,
+                      batch);
+}
+
+cudnnConvolutionBwdFilterAlgo_t pick_backward_filter(const Descriptors& d, const ConvGeometry& g,
+                                                     int batch) {
+  std::array<cudnnConvolutionBwdFilterAlgoPerf_t, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT> perf{};
+  int returned = 0;
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+      d.handle, d.x, d.y, d.conv, d.w, static_cast<int>(perf.size()), &returned, perf.data()));
+  return first_usable("cudnnGetConvolutionBackwardFilterAlgorithm_v7",
+                      std::span<const cudnnConvolutionBwdFilterAlgoPerf_t>(perf.data(), returned),
+                      g, batch);
+}
+
+/// The largest workspace, in bytes, the three chosen algorithms need.
+std::size_t largest_workspace_bytes(const Descriptors& d, cudnnConvolutionFwdAlgo_t forward,
+                                    cudnnConvolutionBwdDataAlgo_t backward_data,
+                                    cudnnConvolutionBwdFilterAlgo_t backward_filter) {
+  std::size_t forward_bytes = 0, data_bytes = 0, filter_bytes = 0;
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(d.handle, d.x, d.w, d.conv, d.y,
+                                                                forward, &forward_bytes));
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(
+      d.handle, d.w, d.y, d.conv, d.x, backward_data, &data_bytes));
+  SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionBackwardFilterWorkspaceSize(
+      d.handle, d.x, d.y, d.conv, d.w, backward_filter, &filter_bytes));
+  return std::max({forward_bytes, data_bytes, filter_bytes});
+}
+
+}  // namespace
+
+CudnnConv2d::CudnnConv2d(ConvGeometry g, int batch)
+    : m_geometry(validated(g, batch)),
+      m_batch(batch),
+      m_handle(make_handle()),
+      m_x_desc(make_tensor_desc(batch, g.in_channels, g.in_h, g.in_w)),
+      m_y_desc(make_tensor_desc(batch, g.out_channels, g.out_h(), g.out_w())),
+      m_w_desc(make_filter_desc(g)),
+      m_conv_desc(make_conv_desc(g)) {
+  const Descriptors d{m_handle.get(), m_x_desc.get(), m_y_desc.get(), m_w_desc.get(),
+                      m_conv_desc.get()};
+  m_forward_algo = pick_forward(d, g, batch);
+  m_backward_data_algo = pick_backward_data(d, g, batch);
+  m_backward_filter_algo = pick_backward_filter(d, g, batch);
+  m_workspace = DeviceBuffer<std::byte>(
+      largest_workspace_bytes(d, m_forward_algo, m_backward_data_algo, m_backward_filter_algo));
+}
+
+std::size_t CudnnConv2d::input_floats() const {
+  return static_cast<std::size_t>(m_batch) * m_geometry.in_channels * m_geometry.in_h *
+         m_geometry.in_w;
+}
+
+std::size_t CudnnConv2d::output_floats() const {
+  return static_cast<std::size_t>(m_batch) * m_geometry.out_channels * m_geometry.out_h() *
+         m_geometry.out_w();
+}
+
+std::size_t CudnnConv2d::weight_floats() const {
+  return m_geometry.weight_count();
+}
+
+void CudnnConv2d::forward(const float* x, const float* w, float* y) {
+  require_non_null("CudnnConv2d::forward", {{"x", x}, {"w", w}, {"y", y}});
+  const float one = 1.0f, zero = 0.0f;
+  SCALETUNE_CUDNN_CHECK(cudnnConvolutionForward(
+      m_handle.get(), &one, m_x_desc.get(), x, m_w_desc.get(), w, m_conv_desc.get(), m_forward_algo,
+      m_workspace.data(), m_workspace.size_bytes(), &zero, m_y_desc.get(), y));
+}
+
+void CudnnConv2d::backward(const float* x, const float* w, const float* dy, float* dw, float* dx) {
+  require_non_null("CudnnConv2d::backward", {{"x", x}, {"w", w}, {"dy", dy}, {"dw", dw}});
+  const float one = 1.0f, zero = 0.0f;
+  SCALETUNE_CUDNN_CHECK(
+      cudnnConvolutionBackwardFilter(m_handle.get(), &one, m_x_desc.get(), x, m_y_desc.get(), dy,
+                                     m_conv_desc.get(), m_backward_filter_algo, m_workspace.data(),
+                                     m_workspace.size_bytes(), &zero, m_w_desc.get(), dw));
+  if (dx == nullptr) return;
+  SCALETUNE_CUDNN_CHECK(
+      cudnnConvolutionBackwardData(m_handle.get(), &one, m_w_desc.get(), w, m_y_desc.get(), dy,
+                                   m_conv_desc.get(), m_backward_data_algo, m_workspace.data(),
+                                   m_workspace.size_bytes(), &zero, m_x_desc.get(), dx));
+}
+
+}  // namespace scaletune::kernels::cuda

@@ -1,0 +1,21 @@
+#pragma once
+// Element-wise activation ops: ReLU forward and backward, and the residual addition.
+
+#include "kernels/host/tensor.hpp"
+
+namespace scaletune::kernels {
+
+/// y = max(x, 0) element-wise (Nair & Hinton 2010). x, y [N,C,H,W], host, contiguous; y may
+/// alias x (in place). Throws std::invalid_argument when y's shape differs from x's.
+void relu_forward(const Tensor4& x, const Tensor4& y);
+
+/// dx = dy where y > 0, else 0: the mask is taken from the forward output y (y > 0 exactly
+/// where x > 0). y, dy, dx [N,C,H,W], host, contiguous; dx may alias dy. Throws
+/// std::invalid_argument when dy's or dx's shape differs from y's.
+void relu_backward(const Tensor4& y, const Tensor4& dy, const Tensor4& dx);
+
+/// y += x element-wise (the residual connection of He et al. 2016). x, y [N,C,H,W], host,
+/// contiguous. Throws std::invalid_argument when x's shape differs from y's.
+void add_inplace(const Tensor4& y, const Tensor4& x);
+
+}  // namespace scaletune::kernels

@@ -1,0 +1,169 @@
+#include "kernels/host/conv2d.hpp"
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/host/gemm.hpp"
+#include "kernels/host/im2col.hpp"
+
+namespace scaletune::kernels {
+namespace {
+
+using Shape = std::array<std::size_t, 4>;
+
+std::string to_string(const Shape& shape) {
+  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
+         std::to_string(shape[2]) + ", " + std::to_string(shape[3]) + "]";
+}
+
+/// Throws std::invalid_argument unless t is a contiguous view of exactly `want`.
+/// dims names the axes, e.g. "[N, C, H, W]".
+void expect_shape(const char* op, const char* name, const Tensor4& t, const Shape& want,
+                  const char* dims) {
+  const Shape got{t.extent(0), t.extent(1), t.extent(2), t.extent(3)};
+  if (got != want) {
+    throw std::invalid_argument(std::string(op) + ": " + name + " has shape " + to_string(got) +
+                                ", expected " + to_string(want) + " " + dims);
+  }
+  if (!t.span_is_contiguous()) {
+    throw std::invalid_argument(std::string(op) + ": " + name +
+                                " is not contiguous, expected a LayoutRight view without padding");
+  }
+}
+
+void require_positive(const char* key, int value) {
+  if (value < 1) {
+    throw std::invalid_argument("ConvGeometry: " + std::string(key) + " = " +
+                                std::to_string(value) + ", expected >= 1");
+  }
+}
+
+/// Throws std::invalid_argument on a geometry Conv2d cannot run (see Conv2d::Conv2d).
+void validate(const ConvGeometry& g) {
+  require_positive("in_channels", g.in_channels);
+  require_positive("out_channels", g.out_channels);
+  require_positive("kernel", g.kernel);
+  require_positive("stride", g.stride);
+  require_positive("in_h", g.in_h);
+  require_positive("in_w", g.in_w);
+  if (g.pad < 0) {
+    throw std::invalid_argument("ConvGeometry: pad = " + std::to_string(g.pad) + ", expected >= 0");
+  }
+  if (g.in_h + 2 * g.pad < g.kernel || g.in_w + 2 * g.pad < g.kernel) {
+    throw std::invalid_argument("ConvGeometry: input " + std::to_string(g.in_h) + "x" +
+                                std::to_string(g.in_w) + " with pad " + std::to_string(g.pad) +
+                                " is smaller than the kernel " + std::to_string(g.kernel) +
+                                ", expected in_h + 2*pad >= kernel and in_w + 2*pad >= " +
+                                "kernel (an output of at least 1x1)");
+  }
+}
+
+/// A 1x1, stride-1, unpadded convolution: the input planes [C, H*W] are the im2col matrix.
+bool is_pointwise(const ConvGeometry& g) {
+  return g.kernel == 1 && g.stride == 1 && g.pad == 0;
+}
+
+/// The GEMM operand col[C*R*S, Ho*Wo] of one image: the image itself for a pointwise
+/// convolution, else im2col(image) written to ws.
+const float* lowered(const ConvGeometry& g, const float* image, float* ws) {
+  if (is_pointwise(g)) return image;
+  im2col(g, image, ws);
+  return ws;
+}
+
+}  // namespace
+
+int ConvGeometry::out_h() const {
+  return (in_h + 2 * pad - kernel) / stride + 1;
+}
+
+int ConvGeometry::out_w() const {
+  return (in_w + 2 * pad - kernel) / stride + 1;
+}
+
+double ConvGeometry::macs_per_sample() const {
+  return static_cast<double>(out_channels) * out_h() * out_w() * in_channels * kernel * kernel;
+}
+
+std::size_t ConvGeometry::weight_count() const {
+  return static_cast<std::size_t>(out_channels) * in_channels * kernel * kernel;
+}
+
+std::size_t ConvGeometry::col_rows() const {
+  return static_cast<std::size_t>(in_channels) * kernel * kernel;
+}
+
+std::size_t ConvGeometry::col_cols() const {
+  return static_cast<std::size_t>(out_h()) * out_w();
+}
+
+Conv2d::Conv2d(ConvGeometry g) : m_geometry(g) {
+  validate(m_geometry);
+}
+
+std::size_t Conv2d::workspace_floats() const {
+  return is_pointwise(m_geometry) ? 0 : m_geometry.col_rows() * m_geometry.col_cols();
+}
+
+int Conv2d::check_common(const char* op, const Tensor4& x, const Tensor4& w, const char* y_name,
+                         const Tensor4& y_or_dy, const Vector& ws) const {
+  const ConvGeometry& g = m_geometry;
+  const std::size_t batch = x.extent(0);
+  if (batch < 1) {
+    throw std::invalid_argument(std::string(op) + ": x has batch 0, expected >= 1");
+  }
+  const auto k = static_cast<std::size_t>(g.out_channels);
+  const auto c = static_cast<std::size_t>(g.in_channels);
+  const auto r = static_cast<std::size_t>(g.kernel);
+  expect_shape(op, "x", x, {batch, c, std::size_t(g.in_h), std::size_t(g.in_w)}, "[N, C, H, W]");
+  expect_shape(op, "w", w, {k, c, r, r}, "[K, C, R, S]");
+  expect_shape(op, y_name, y_or_dy, {batch, k, std::size_t(g.out_h()), std::size_t(g.out_w())},
+               "[N, K, Ho, Wo]");
+  if (ws.extent(0) < workspace_floats()) {
+    throw std::invalid_argument(std::string(op) + ": ws holds " + std::to_string(ws.extent(0)) +
+                                " floats, expected >= " + std::to_string(workspace_floats()) +
+                                " (workspace_floats())");
+  }
+  return static_cast<int>(batch);
+}
+
+void Conv2d::forward(const Tensor4& x, const Tensor4& w, const Tensor4& y, const Vector& ws) const {
+  const int batch = check_common("Conv2d::forward", x, w, "y", y, ws);
+  const ConvGeometry& g = m_geometry;
+  const int k = g.out_channels, crs = static_cast<int>(g.col_rows());
+  const int pixels = static_cast<int>(g.col_cols());
+  for (int n = 0; n < batch; ++n) {
+    const float* col = lowered(g, &x(n, 0, 0, 0), ws.data());
+    gemm(false, false, k, pixels, crs, 1.0f, w.data(), crs, col, pixels, 0.0f, &y(n, 0, 0, 0),
+         pixels);
+  }
+}
+
+void Conv2d::backward(const Tensor4& x, const Tensor4& w, const Tensor4& dy, const Tensor4& dw,
+                      const Tensor4& dx, const Vector& ws) const {
+  const char* op = "Conv2d::backward";
+  const int batch = check_common(op, x, w, "dy", dy, ws);
+  expect_shape(op, "dw", dw, {w.extent(0), w.extent(1), w.extent(2), w.extent(3)}, "[K, C, R, S]");
+  const bool want_dx = dx.data() != nullptr;
+  if (want_dx) {
+    expect_shape(op, "dx", dx, {x.extent(0), x.extent(1), x.extent(2), x.extent(3)},
+                 "[N, C, H, W]");
+  }
+  const ConvGeometry& g = m_geometry;
+  const int k = g.out_channels, crs = static_cast<int>(g.col_rows());
+  const int pixels = static_cast<int>(g.col_cols());
+  for (int n = 0; n < batch; ++n) {
+    const float* dy_n = &dy(n, 0, 0, 0);
+    const float* col = lowered(g, &x(n, 0, 0, 0), ws.data());
+    const float beta = n == 0 ? 0.0f : 1.0f;
+    gemm(false, true, k, crs, pixels, 1.0f, dy_n, pixels, col, pixels, beta, dw.data(), crs);
+    if (!want_dx) continue;
+    // col is consumed: dcol reuses the workspace (or is dx[n] itself when pointwise).
+    float* dcol = is_pointwise(g) ? &dx(n, 0, 0, 0) : ws.data();
+    gemm(true, false, crs, pixels, k, 1.0f, w.data(), crs, dy_n, pixels, 0.0f, dcol, pixels);
+    if (!is_pointwise(g)) col2im(g, dcol, &dx(n, 0, 0, 0));
+  }
+}
+
+}  // namespace scaletune::kernels

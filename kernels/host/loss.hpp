@@ -1,0 +1,17 @@
+#pragma once
+// Softmax cross-entropy loss and its gradient with respect to the logits.
+
+#include "kernels/host/tensor.hpp"
+
+namespace scaletune::kernels {
+
+/// Softmax cross-entropy, numerically stable (max subtracted; log-sum-exp in double).
+/// Returns sum over this rank's samples of -log softmax(logits)[label] times `scale`;
+/// dlogits = (softmax - onehot(label)) * scale (overwritten). scale = 1/global_batch makes the
+/// data-parallel sum of gradients equal the gradient of the mean loss over the global batch.
+/// logits, dlogits [N,K], labels [N] with values in [0, K); host. dlogits may alias logits.
+/// Throws std::invalid_argument on a wrong shape or a label outside [0, K) (naming the sample).
+double softmax_cross_entropy(const Tensor2& logits, const Labels& labels, float scale,
+                             const Tensor2& dlogits);
+
+}  // namespace scaletune::kernels

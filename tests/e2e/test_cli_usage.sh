@@ -1,0 +1,29 @@
+# Command-line usage: help, version, and exit status 2 with a useful message for bad usage.
+source "$(dirname "$0")/lib.sh"
+
+run_status "$SCALETUNE" --help
+[ "$status" -eq 0 ] || fail "--help exited $status"
+expect_match "$out" "scaletune run JOB.toml" "--help lists run"
+run_status "$SCALETUNE" --version
+[ "$status" -eq 0 ] && expect_match "$out" "^scaletune [0-9]+\.[0-9]+\.[0-9]+" "--version"
+
+check_usage() {  # check_usage REGEX CMD...
+  local want=$1; shift
+  run_status "$@"
+  [ "$status" -eq 2 ] || fail "'$*' exited $status, expected 2: $out"
+  expect_match "$out" "$want" "'$*'"
+}
+check_usage "unknown command 'frobnicate'" "$SCALETUNE" frobnicate
+check_usage "no command given" "$SCALETUNE"
+check_usage "usage: scaletune plan" "$SCALETUNE" plan
+check_usage "unknown option '--bogus'" "$SCALETUNE" plan x.toml --bogus
+check_usage "--world takes a rank count" "$SCALETUNE" plan "$SOURCE_DIR/jobs/resnet50-cpu.toml" --world zero
+check_usage "missing.toml" "$SCALETUNE" plan missing.toml
+check_usage "missing.h5" "$SCALETUNE" inspect missing.h5
+check_usage "missing.h5" "$SCALETUNE" autotune missing.h5
+echo "not hdf5" >fake.h5
+check_usage "fake.h5" "$SCALETUNE" autotune fake.h5
+check_usage "objective" "$SCALETUNE" autotune fake.h5 --objective fastest
+check_usage "usage: scaletune run" $MPIEXEC -n 2 "$SCALETUNE" run
+[ -z "$(ls -A | grep -v fake.h5)" ] || fail "bad usage left files: $(ls -A)"
+echo "cli usage ok"

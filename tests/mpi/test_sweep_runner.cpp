@@ -1,0 +1,167 @@
+// Under mpirun: one launch runs every configuration with ranks <= world size on the first
+// `ranks` ranks, records the rest as skipped, and turns failures into statuses while the
+// sweep goes on.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <chrono>
+#include <filesystem>
+#include <new>
+#include <sstream>
+#include <thread>
+
+#include "harness/core/workload_registry.hpp"
+#include "harness/job/batch_split.hpp"
+#include "harness/mpi/sweep_runner.hpp"
+#include "harness/results/result_file.hpp"
+
+namespace scaletune::mpi {
+namespace {
+
+using results::Status;
+
+std::vector<std::string>& participated() {
+  static std::vector<std::string> ids;
+  return ids;
+}
+
+// A workload that records which configurations this rank took part in and sleeps `sleep_ms`
+// per step; with `fail` set it throws at construction on the last rank of the configuration.
+class ProbeWorkload final : public core::Workload {
+ public:
+  ProbeWorkload(const job::Config& c, const core::RankContext& ctx, int sleep_ms)
+      : m_comm(ctx.comm), m_sleep_ms(sleep_ms) {
+    participated().push_back(c.id);
+  }
+  std::vector<std::string> phase_names() const override { return {"fwd", "allreduce"}; }
+  void step(core::PhaseTimer& timer) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(m_sleep_ms));
+    timer.mark(0);
+    double x = 1;
+    m_comm->all_reduce_sum(std::span<double>(&x, 1));
+    timer.mark(1);
+  }
+  double params() const override { return 10; }
+  double flops_per_sample() const override { return 20; }
+  std::int64_t memory_peak_bytes() const override { return 1000 + m_comm->rank(); }
+
+ private:
+  core::Communicator* m_comm;
+  int m_sleep_ms;
+};
+
+const bool kRegistered = [] {
+  core::register_workload(
+      "probe", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+        return std::make_unique<ProbeWorkload>(c, ctx, 1);
+      });
+  core::register_workload(
+      "slow", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+        return std::make_unique<ProbeWorkload>(c, ctx, 60);
+      });
+  core::register_workload(
+      "oom",
+      [](const job::WorkloadSpec&, const job::Config&,
+         const core::RankContext&) -> std::unique_ptr<core::Workload> { throw std::bad_alloc(); });
+  core::register_workload("fail_last", [](const job::WorkloadSpec&, const job::Config& c,
+                                          const core::RankContext& ctx) {
+    if (ctx.comm->rank() == ctx.comm->size() - 1) throw std::runtime_error("deliberate failure");
+    return std::make_unique<ProbeWorkload>(c, ctx, 1);
+  });
+  return true;
+}();
+
+job::Config config(const std::string& kind, int ranks) {
+  job::Config c;
+  c.workload = kind;
+  c.ranks = ranks;
+  c.global_batch = 12;
+  c.per_rank_batch =
+      job::weighted_split(12, std::vector<double>(static_cast<std::size_t>(ranks), 1.0));
+  c.batch_split = "even";
+  c.precision = "fp32";
+  c.id = kind + "-r" + std::to_string(ranks);
+  return c;
+}
+
+struct Sweep {
+  SweepSummary summary;
+  std::string path;
+  std::string progress;
+};
+
+Sweep run(const std::vector<job::Config>& configs, double timeout_s, const std::string& name) {
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  job::JobSpec spec;
+  spec.toml_text = "# test job";
+  spec.run.warmup = 1;
+  spec.run.iterations = 3;
+  spec.run.timeout_s = timeout_s;
+  SweepOptions options;
+  options.out_path =
+      testing::TempDir() + "/scaletune_" + name + "_np" + std::to_string(size) + ".h5";
+  options.blas = "test";
+  std::ostringstream progress;
+  Sweep s{run_sweep(spec, configs, options, MPI_COMM_WORLD, progress), options.out_path, ""};
+  s.progress = progress.str();
+  return s;
+}
+
+TEST(SweepRunner, RunsEachConfigurationOnTheFirstRanksAndSkipsLargerOnes) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  participated().clear();
+  std::vector<job::Config> configs;
+  for (int r = 1; r <= 4; ++r) configs.push_back(config("probe", r));
+  const Sweep s = run(configs, 60, "probe");
+
+  std::vector<std::string> expected;  // naive: rank `rank` takes part when rank < ranks <= size
+  for (int r = 1; r <= 4; ++r)
+    if (rank < r && r <= size) expected.push_back("probe-r" + std::to_string(r));
+  EXPECT_EQ(participated(), expected);
+  EXPECT_EQ(s.summary.ok, std::min(4, size));
+  EXPECT_EQ(s.summary.skipped, 4 - std::min(4, size));
+  if (rank != 0) return;
+  const auto file = results::read_results(s.path);
+  ASSERT_EQ(file.configs.size(), 4u);
+  for (const auto& c : file.configs) {
+    EXPECT_EQ(c.status, c.ranks <= size ? Status::ok : Status::skipped) << c.id;
+    if (c.status != Status::ok) continue;
+    EXPECT_EQ(c.step_time.size(), 3u);
+    EXPECT_EQ(c.rank_phase_time.size(), static_cast<std::size_t>(c.ranks) * 3 * 2);
+    ASSERT_EQ(c.rank_memory_peak.size(), static_cast<std::size_t>(c.ranks));
+    for (int r = 0; r < c.ranks; ++r) EXPECT_EQ(c.rank_memory_peak[r], 1000 + r);
+    EXPECT_NEAR(c.throughput, 12 / c.step_time_median, 1e-9 * c.throughput);
+    for (std::size_t r = 0; r < static_cast<std::size_t>(c.ranks); ++r)
+      for (std::size_t i = 0; i < 3; ++i)
+        EXPECT_LE(c.phase_time(r, i, 0) + c.phase_time(r, i, 1), c.step_time[i]);
+  }
+  EXPECT_NE(s.progress.find("[1/4] probe-r1"), std::string::npos) << s.progress;
+}
+
+TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const std::vector<job::Config> configs = {config("oom", 2), config("fail_last", size),
+                                            config("slow", 2), config("probe", 2)};
+  const Sweep s = run(configs, 0.1, "failures");
+  EXPECT_EQ(s.summary.failed, 3);
+  EXPECT_EQ(s.summary.ok, 1);
+  if (rank != 0) return;
+  const auto file = results::read_results(s.path);
+  std::map<std::string, results::ConfigResult> by_id;
+  for (const auto& c : file.configs) by_id[c.id] = c;
+  EXPECT_EQ(by_id.at("oom-r2").status, Status::oom);
+  EXPECT_NE(by_id.at("oom-r2").error.find("rank 0"), std::string::npos);
+  const auto& failed = by_id.at("fail_last-r" + std::to_string(size));
+  EXPECT_EQ(failed.status, Status::error);
+  EXPECT_EQ(failed.error, "rank " + std::to_string(size - 1) + ": deliberate failure");
+  EXPECT_EQ(by_id.at("slow-r2").status, Status::timeout);
+  EXPECT_EQ(by_id.at("probe-r2").status, Status::ok);
+}
+
+}  // namespace
+}  // namespace scaletune::mpi

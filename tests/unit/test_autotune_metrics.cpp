@@ -1,0 +1,187 @@
+// Per-configuration metrics on a hand-built result set: throughput, scaling efficiency against
+// the series baseline (E(p) = X(p)·p0 / (p·X(p0)), DESIGN.md) and phase shares, each checked
+// against a value computed here from the definition.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "autotune/metrics.hpp"
+#include "tests/unit/test_autotune_fixtures.hpp"
+
+namespace at = scaletune::autotune;
+namespace rs = scaletune::results;
+using at::PhaseClass;
+using at::testing::make_failed_config;
+using at::testing::make_ok_config;
+using scaletune::results::test::naive_median;
+using scaletune::results::test::naive_quantile;
+
+namespace {
+
+const std::vector<std::string> kPhases = {"fwd", "bwd", "wait_allreduce", "allreduce", "optimizer"};
+const std::vector<PhaseClass> kPhaseClasses = {PhaseClass::compute, PhaseClass::compute,
+                                               PhaseClass::wait, PhaseClass::communication,
+                                               PhaseClass::compute};
+
+/// Phase times that vary with rank, iteration and rank count: compute shrinks with ranks,
+/// communication grows, rank r waits longer the faster it is.
+at::testing::PhaseFormula formula(int ranks) {
+  return [ranks](int r, int i, int p) {
+    const double base_s[] = {0.030, 0.060, 0.004, 0.010, 0.005};
+    const double by_ranks = p == 3 ? 1.0 + 0.2 * ranks : 4.0 / (ranks + 3.0);
+    const double jitter = 1.0 + 0.02 * ((3 * i + r) % 5);
+    return base_s[p] * by_ranks * jitter * (p == 2 ? 1.0 + r : 1.0);
+  };
+}
+
+rs::ConfigResult ok_config(const std::string& id, int ranks, int global_batch) {
+  return make_ok_config(id, ranks, global_batch, 7, kPhases, formula(ranks), 0.003);
+}
+
+rs::ResultSet sample_set() {
+  rs::ResultSet set;
+  set.path = "results/sample.h5";
+  set.configs = {ok_config("a-r1", 1, 256),
+                 ok_config("a-r2", 2, 256),
+                 ok_config("a-r4", 4, 256),
+                 make_failed_config("a-r8", 8, 256, rs::Status::oom, "out of memory on rank 5"),
+                 ok_config("b-r2", 2, 512),
+                 ok_config("b-r4", 4, 512),
+                 ok_config("c-r4", 4, 256)};
+  set.configs.back().text_attrs["sharding"] = "row-wise";
+  for (std::size_t k = 0; k < set.configs.size(); ++k) {
+    set.configs[k].number_attrs["image_size"] = 224;
+    // A measurement, not a setting: it differs between configurations of one series.
+    set.configs[k].harness_overhead_fraction = 0.001 * static_cast<double>(k);
+  }
+  return set;
+}
+
+/// share_c = mean_i ( mean_r sum_{p in c} t[r,i,p] ) / T[i], by a plain loop.
+double naive_share(const rs::ConfigResult& c, PhaseClass cls) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < c.step_time.size(); ++i) {
+    double class_s = 0.0;
+    for (int r = 0; r < c.ranks; ++r)
+      for (std::size_t p = 0; p < kPhases.size(); ++p)
+        if (kPhaseClasses[p] == cls) class_s += c.phase_time(static_cast<std::size_t>(r), i, p);
+    sum += class_s / c.ranks / c.step_time[i];
+  }
+  return sum / static_cast<double>(c.step_time.size());
+}
+
+double throughput_of(const rs::ConfigResult& c) {
+  return c.global_batch / naive_median(c.step_time);
+}
+
+}  // namespace
+
+TEST(AutotuneMetrics, ClassifiesPhasesByName) {
+  EXPECT_EQ(at::classify_phase("wait"), PhaseClass::wait);
+  EXPECT_EQ(at::classify_phase("wait_allreduce"), PhaseClass::wait);
+  for (const char* name : {"allreduce", "allreduce_bucket3", "alltoall_fwd", "allgather",
+                           "reduce_scatter", "broadcast_params", "sendrecv"})
+    EXPECT_EQ(at::classify_phase(name), PhaseClass::communication) << name;
+  for (const char* name : {"fwd", "bwd", "emb_fwd", "optimizer", "layernorm", "await"})
+    EXPECT_EQ(at::classify_phase(name), PhaseClass::compute) << name;
+}
+
+TEST(AutotuneMetrics, ThroughputAndStepTimesOfEachConfiguration) {
+  const rs::ResultSet set = sample_set();
+  const auto metrics = at::compute_metrics(set);
+  ASSERT_EQ(metrics.size(), set.configs.size());
+  for (std::size_t k = 0; k < metrics.size(); ++k) {
+    const rs::ConfigResult& c = set.configs[k];
+    const at::ConfigMetrics& m = metrics[k];
+    EXPECT_EQ(m.id, c.id);
+    EXPECT_EQ(m.ranks, c.ranks);
+    EXPECT_EQ(m.global_batch, c.global_batch);
+    if (c.status != rs::Status::ok) continue;
+    EXPECT_DOUBLE_EQ(m.throughput, throughput_of(c)) << c.id;
+    EXPECT_DOUBLE_EQ(m.throughput_per_rank, throughput_of(c) / c.ranks) << c.id;
+    EXPECT_DOUBLE_EQ(m.step_time_median_s, naive_median(c.step_time)) << c.id;
+    EXPECT_DOUBLE_EQ(m.step_time_p95_s, naive_quantile(c.step_time, 0.95)) << c.id;
+  }
+  EXPECT_EQ(metrics[0].per_rank_batch, "256");
+  EXPECT_EQ(metrics[2].per_rank_batch, "64");
+}
+
+TEST(AutotuneMetrics, ScalingEfficiencyAgainstTheSeriesBaseline) {
+  const rs::ResultSet set = sample_set();
+  const auto metrics = at::compute_metrics(set);
+  const auto x = [&](int k) { return throughput_of(set.configs[static_cast<std::size_t>(k)]); };
+  // Series a (gb 256): baseline a-r1. Series b (gb 512): baseline b-r2. c-r4 differs from a in
+  // its sharding attribute, so it is its own baseline.
+  EXPECT_DOUBLE_EQ(metrics[0].scaling_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(metrics[1].scaling_efficiency, x(1) * 1 / (2 * x(0)));
+  EXPECT_DOUBLE_EQ(metrics[2].scaling_efficiency, x(2) * 1 / (4 * x(0)));
+  EXPECT_DOUBLE_EQ(metrics[4].scaling_efficiency, 1.0);
+  EXPECT_DOUBLE_EQ(metrics[5].scaling_efficiency, x(5) * 2 / (4 * x(4)));
+  EXPECT_DOUBLE_EQ(metrics[6].scaling_efficiency, 1.0);
+  EXPECT_LT(metrics[2].scaling_efficiency, metrics[1].scaling_efficiency);  // sub-linear
+  EXPECT_EQ(metrics[2].baseline_id, "a-r1");
+  EXPECT_EQ(metrics[5].baseline_id, "b-r2");
+  EXPECT_EQ(metrics[6].baseline_id, "c-r4");
+  EXPECT_EQ(metrics[0].series, "resnet50, global batch 256, even, fp32, image_size=224");
+  EXPECT_EQ(metrics[6].series,
+            "resnet50, global batch 256, even, fp32, image_size=224, sharding=row-wise");
+  EXPECT_EQ(metrics[0].series, metrics[2].series);
+  EXPECT_NE(metrics[0].series, metrics[4].series);
+  EXPECT_NE(metrics[0].series, metrics[6].series);
+}
+
+TEST(AutotuneMetrics, PhaseSharesMatchANaiveLoopAndAddUpToOne) {
+  const rs::ResultSet set = sample_set();
+  const auto metrics = at::compute_metrics(set);
+  for (std::size_t k : {0u, 1u, 2u, 5u}) {
+    const rs::ConfigResult& c = set.configs[k];
+    const at::PhaseShares& s = metrics[k].shares;
+    EXPECT_NEAR(s.compute, naive_share(c, PhaseClass::compute), 1e-12) << c.id;
+    EXPECT_NEAR(s.communication, naive_share(c, PhaseClass::communication), 1e-12) << c.id;
+    EXPECT_NEAR(s.wait, naive_share(c, PhaseClass::wait), 1e-12) << c.id;
+    EXPECT_NEAR(s.compute + s.communication + s.wait + s.other, 1.0, 1e-12) << c.id;
+    EXPECT_GT(s.other, 0.0) << c.id;  // every step has a 3 ms gap no phase covers
+  }
+  EXPECT_GT(metrics[2].shares.communication, metrics[0].shares.communication);
+}
+
+TEST(AutotuneMetrics, ConfigurationsThatDidNotFinishHaveNoNumbers) {
+  const auto metrics = at::compute_metrics(sample_set());
+  const at::ConfigMetrics& oom = metrics[3];
+  EXPECT_EQ(oom.status, rs::Status::oom);
+  EXPECT_EQ(oom.error, "out of memory on rank 5");
+  EXPECT_TRUE(std::isnan(oom.throughput));
+  EXPECT_TRUE(std::isnan(oom.scaling_efficiency));
+  EXPECT_TRUE(std::isnan(oom.shares.compute));
+  EXPECT_TRUE(oom.baseline_id.empty());
+  EXPECT_EQ(oom.series, metrics[0].series);
+}
+
+TEST(AutotuneMetrics, UnevenPerRankBatchIsListed) {
+  rs::ResultSet set;
+  set.configs = {ok_config("u-r3", 3, 192)};
+  set.configs[0].per_rank_batch = {96, 64, 32};
+  EXPECT_EQ(at::compute_metrics(set)[0].per_rank_batch, "96+64+32");
+  set.configs[0] = ok_config("u-r9", 9, 90);
+  set.configs[0].per_rank_batch = {18, 9, 9, 9, 9, 9, 9, 9, 9};
+  EXPECT_EQ(at::compute_metrics(set)[0].per_rank_batch, "9..18");
+}
+
+TEST(AutotuneMetrics, InconsistentDataIsRejectedNamingFileAndConfiguration) {
+  rs::ResultSet set = sample_set();
+  set.configs[1].rank_phase_time.pop_back();
+  try {
+    at::compute_metrics(set);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("results/sample.h5: /configs/a-r2/rank_phase_time"),
+              std::string::npos)
+        << e.what();
+  }
+  set = sample_set();
+  set.configs[2].throughput = 0.0;
+  EXPECT_THROW(at::compute_metrics(set), std::invalid_argument);
+  EXPECT_THROW(at::scaling_efficiency(100.0, 2, 0.0, 1), std::invalid_argument);
+}

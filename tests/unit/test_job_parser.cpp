@@ -1,0 +1,624 @@
+// Job-file parsing and validation: the shared bad-job corpus, every rule of the [job],
+// [workload], [sweep], [run] and [comm] tables, and the job files shipped in jobs/.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/job/job_error.hpp"
+#include "harness/job/job_parser.hpp"
+
+namespace {
+
+using scaletune::job::JobError;
+using scaletune::job::JobSpec;
+using scaletune::job::parse_job_file;
+using scaletune::job::parse_job_text;
+
+constexpr const char* kFile = "inline.toml";
+
+const std::string kValidJob = R"([job]
+name = "t"
+
+[workload]
+kind = "resnet50"
+image_size = 32
+width = 0.25
+num_classes = 10
+
+[sweep]
+ranks = [1, 2]
+global_batch = [8]
+
+[run]
+iterations = 3
+
+[comm]
+backend = "mpi"
+)";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+/// kValidJob with the line of `key` in [table] replaced by `line` (put first in the table when
+/// the key is not there; the key removed when `line` is empty).
+std::string edited(const std::string& table, const std::string& key, const std::string& line) {
+  std::vector<std::string> lines = lines_of(kValidJob);
+  auto header = std::find(lines.begin(), lines.end(), "[" + table + "]");
+  EXPECT_NE(header, lines.end()) << "no table " << table;
+  auto end = std::find_if(header + 1, lines.end(),
+                          [](const std::string& l) { return !l.empty() && l.front() == '['; });
+  auto old = std::find_if(header + 1, end,
+                          [&](const std::string& l) { return l.rfind(key + " =", 0) == 0; });
+  if (old != end) {
+    old = lines.erase(old);
+  } else {
+    old = header + 1;
+  }
+  if (!line.empty()) lines.insert(old, line);
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  return text;
+}
+
+/// 1-based line of the first occurrence of `needle` in `text`, counted naively.
+int line_of(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.find(needle);
+  EXPECT_NE(at, std::string::npos) << needle;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+/// 1-based column of the last occurrence of `needle` on its line.
+int column_of_last(const std::string& text, const std::string& needle) {
+  const std::size_t at = text.rfind(needle);
+  const std::size_t line_start = text.rfind('\n', at);
+  return static_cast<int>(at - (line_start == std::string::npos ? 0 : line_start + 1)) + 1;
+}
+
+/// A job with the given [sweep] lines; the first of them is line 6.
+std::string sweep_job(const std::string& sweep_lines) {
+  return "[job]\nname = \"w\"\n[workload]\nkind = \"resnet50\"\n[sweep]\n" + sweep_lines;
+}
+
+JobError error_of(const std::string& text, const std::string& path = kFile) {
+  try {
+    parse_job_text(text, path);
+  } catch (const JobError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no JobError for:\n" << text;
+  return JobError("", -1, -1, "", "");
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// ---- the shared corpus of bad jobs ---------------------------------------------------------
+
+struct CorpusRow {
+  std::string file, line, key, what;
+};
+
+std::vector<CorpusRow> corpus_rows() {
+  std::ifstream in(std::string(SCALETUNE_SHARED_DIR) + "/data/bad-jobs/expected.tsv");
+  std::vector<CorpusRow> rows;
+  std::string line;
+  std::getline(in, line);  // header: file line key what
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::istringstream fields_in(line);
+    for (std::string field; std::getline(fields_in, field, '\t');) fields.push_back(field);
+    fields.resize(4);
+    rows.push_back({fields[0], fields[1], fields[2], fields[3]});
+  }
+  return rows;
+}
+
+TEST(JobCorpus, EveryBadJobNamesItsLineAndKey) {
+  const std::vector<CorpusRow> rows = corpus_rows();
+  ASSERT_GE(rows.size(), 10u);
+  for (const CorpusRow& row : rows) {
+    SCOPED_TRACE(row.file);
+    const std::string path = std::string(SCALETUNE_SHARED_DIR) + "/data/bad-jobs/" + row.file;
+    try {
+      parse_job_file(path);
+      ADD_FAILURE() << "parsed without error";
+    } catch (const JobError& e) {
+      const int line = row.line.empty() ? 0 : std::stoi(row.line);
+      EXPECT_EQ(e.line(), line) << e.what();
+      EXPECT_EQ(e.key(), row.key) << e.what();
+      EXPECT_EQ(e.file(), path);
+      const std::string where = line > 0 ? path + ":" + row.line + ":" : path + ": ";
+      EXPECT_EQ(std::string(e.what()).rfind(where, 0), 0u) << e.what();
+      if (!row.key.empty()) {
+        EXPECT_TRUE(contains(e.what(), "'" + row.key + "'")) << e.what();
+      }
+      // "what" is "DESCRIPTION" or "DESCRIPTION; hint WORD"; syntax errors are TOML++'s words.
+      const std::size_t hint = row.what.find("; hint ");
+      if (row.key.empty()) {
+        EXPECT_TRUE(contains(e.message(), "TOML syntax error")) << e.what();
+      } else {
+        EXPECT_TRUE(contains(e.message(), row.what.substr(0, hint))) << e.what();
+      }
+      if (hint != std::string::npos) {
+        EXPECT_TRUE(contains(e.message(), "did you mean '" + row.what.substr(hint + 7) + "'?"))
+            << e.what();
+      }
+    }
+  }
+}
+
+// ---- the error type ------------------------------------------------------------------------
+
+TEST(JobErrorText, NamesFileLineColumnKeyAndMessage) {
+  const JobError e("jobs/x.toml", 7, 1, "image_sise",
+                   "unknown key in [workload]; did you mean 'image_size'?");
+  EXPECT_STREQ(e.what(),
+               "jobs/x.toml:7:1: key 'image_sise': unknown key in [workload]; did you mean "
+               "'image_size'?");
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_EQ(e.column(), 1);
+  EXPECT_EQ(e.key(), "image_sise");
+  EXPECT_EQ(e.file(), "jobs/x.toml");
+}
+
+TEST(JobErrorText, LeavesOutWhatIsUnknown) {
+  EXPECT_STREQ(JobError("a.toml", 0, 0, "name", "job.name is required").what(),
+               "a.toml: key 'name': job.name is required");
+  EXPECT_STREQ(JobError("a.toml", 3, 0, "", "bad").what(), "a.toml:3: bad");
+  EXPECT_STREQ(JobError("a.toml", 3, 9, "", "bad").what(), "a.toml:3:9: bad");
+}
+
+TEST(JobErrorText, ParserErrorReadsLikeTheDocumentedExample) {
+  const std::string text = edited("workload", "image_size", "image_sise = 32");
+  const JobError e = error_of(text);
+  EXPECT_EQ(std::string(e.what()),
+            std::string(kFile) + ":" + std::to_string(line_of(text, "image_sise")) +
+                ":1: key 'image_sise': unknown key in [workload]; did you mean 'image_size'?");
+}
+
+// ---- valid jobs and defaults ---------------------------------------------------------------
+
+TEST(JobParser, AppliesDefaults) {
+  const std::string text =
+      "[job]\nname = \"small\"\n[workload]\nkind = \"resnet50\"\n"
+      "[sweep]\nranks = [1]\nglobal_batch = [4]\n";
+  const JobSpec job = parse_job_text(text, kFile);
+  EXPECT_EQ(job.path, kFile);
+  EXPECT_EQ(job.toml_text, text);
+  EXPECT_EQ(job.job.name, "small");
+  EXPECT_EQ(job.job.output, "results/small.h5");
+  EXPECT_EQ(job.workload.kind, "resnet50");
+  EXPECT_EQ(job.workload.resnet50.image_size, 224);
+  EXPECT_DOUBLE_EQ(job.workload.resnet50.width, 1.0);
+  EXPECT_EQ(job.workload.resnet50.num_classes, 1000);
+  EXPECT_FALSE(job.workload.resnet50.sync_batch_norm);
+  EXPECT_EQ(job.sweep.batch_split, std::vector<std::string>{"even"});
+  EXPECT_EQ(job.sweep.split_weights, std::vector<std::vector<double>>{{}});
+  EXPECT_EQ(job.sweep.precision, std::vector<std::string>{"fp32"});
+  EXPECT_EQ(job.run.warmup, 3);
+  EXPECT_EQ(job.run.iterations, 20);
+  EXPECT_DOUBLE_EQ(job.run.timeout_s, 600.0);
+  EXPECT_EQ(job.run.seed, 1u);
+  EXPECT_EQ(job.comm.backend, "auto");
+  EXPECT_DOUBLE_EQ(job.comm.bucket_mib, 25.0);
+}
+
+TEST(JobParser, ReadsEveryKey) {
+  const std::string text = R"([job]
+name = "full"
+output = "out/full.h5"
+[workload]
+kind = "resnet50"
+image_size = 64
+width = 2
+num_classes = 100
+sync_batch_norm = true
+[sweep]
+ranks = [1, 3]
+global_batch = [96, 192]
+batch_split = ["even", [0.5, 0.25, 0.25]]
+precision = ["fp32"]
+[run]
+warmup = 0
+iterations = 7
+timeout_s = 1.5
+seed = 9223372036854775807
+[comm]
+backend = "nccl"
+bucket_mib = 12.5
+)";
+  const JobSpec job = parse_job_text(text, kFile);
+  EXPECT_EQ(job.job.output, "out/full.h5");
+  EXPECT_EQ(job.workload.resnet50.image_size, 64);
+  EXPECT_DOUBLE_EQ(job.workload.resnet50.width, 2.0);
+  EXPECT_EQ(job.workload.resnet50.num_classes, 100);
+  EXPECT_TRUE(job.workload.resnet50.sync_batch_norm);
+  EXPECT_EQ(job.sweep.ranks, (std::vector<int>{1, 3}));
+  EXPECT_EQ(job.sweep.global_batch, (std::vector<int>{96, 192}));
+  EXPECT_EQ(job.sweep.batch_split, (std::vector<std::string>{"even", "0.5,0.25,0.25"}));
+  EXPECT_EQ(job.sweep.split_weights, (std::vector<std::vector<double>>{{}, {0.5, 0.25, 0.25}}));
+  EXPECT_EQ(job.run.warmup, 0);
+  EXPECT_EQ(job.run.iterations, 7);
+  EXPECT_DOUBLE_EQ(job.run.timeout_s, 1.5);
+  EXPECT_EQ(job.run.seed, 9223372036854775807u);
+  EXPECT_EQ(job.comm.backend, "nccl");
+  EXPECT_DOUBLE_EQ(job.comm.bucket_mib, 12.5);
+}
+
+TEST(JobParser, AcceptsTheEdgesOfEveryRange) {
+  std::string text = edited("workload", "image_size", "image_size = 32");
+  const JobSpec low = parse_job_text(text, kFile);
+  EXPECT_EQ(low.workload.resnet50.image_size, 32);
+  EXPECT_DOUBLE_EQ(
+      parse_job_text(edited("workload", "width", "width = 4"), kFile).workload.resnet50.width, 4.0);
+  EXPECT_EQ(parse_job_text(edited("workload", "num_classes", "num_classes = 2"), kFile)
+                .workload.resnet50.num_classes,
+            2);
+  EXPECT_EQ(parse_job_text(edited("run", "warmup", "warmup = 0"), kFile).run.warmup, 0);
+  EXPECT_EQ(parse_job_text(edited("run", "iterations", "iterations = 1"), kFile).run.iterations, 1);
+  EXPECT_EQ(parse_job_text(edited("run", "seed", "seed = 0"), kFile).run.seed, 0u);
+}
+
+TEST(JobParser, ExplicitWeightsSplitWhatEvenCannot) {
+  // 7 samples do not split evenly over 2 ranks, but weights [1, 1] give 4 and 3.
+  const JobSpec job =
+      parse_job_text(sweep_job("ranks = [2]\nglobal_batch = [7]\nbatch_split = [[1, 1]]\n"), kFile);
+  EXPECT_EQ(job.sweep.ranks, std::vector<int>{2});
+  EXPECT_EQ(job.sweep.batch_split, std::vector<std::string>{"1,1"});
+  EXPECT_EQ(job.sweep.split_weights, (std::vector<std::vector<double>>{{1.0, 1.0}}));
+}
+
+TEST(JobParser, WeightListsApplyOnlyToTheirRankCount) {
+  const JobSpec job = parse_job_text(
+      sweep_job("ranks = [1, 2]\nglobal_batch = [6]\nbatch_split = [\"even\", [2, 1]]\n"), kFile);
+  EXPECT_EQ(job.sweep.batch_split, (std::vector<std::string>{"even", "2,1"}));
+  EXPECT_EQ(job.sweep.split_weights, (std::vector<std::vector<double>>{{}, {2.0, 1.0}}));
+}
+
+// ---- files ---------------------------------------------------------------------------------
+
+TEST(JobFiles, EveryShippedJobParses) {
+  int count = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SCALETUNE_SOURCE_DIR) + "/jobs")) {
+    if (entry.path().extension() != ".toml") continue;
+    SCOPED_TRACE(entry.path().string());
+    const JobSpec job = parse_job_file(entry.path().string());
+    EXPECT_EQ(job.job.name, entry.path().stem().string());
+    EXPECT_EQ(job.path, entry.path().string());
+    ++count;
+  }
+  EXPECT_GE(count, 2);
+}
+
+TEST(JobFiles, MissingFileIsAnErrorNamingIt) {
+  const std::string path = "no/such/job.toml";
+  try {
+    parse_job_file(path);
+    ADD_FAILURE() << "no error";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.line(), 0);
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": ", 0), 0u) << e.what();
+    EXPECT_TRUE(contains(e.message(), "not found")) << e.what();
+  }
+}
+
+TEST(JobFiles, DirectoryIsAnErrorNamingIt) {
+  const std::string path = std::string(SCALETUNE_SOURCE_DIR) + "/jobs";
+  try {
+    parse_job_file(path);
+    ADD_FAILURE() << "no error";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_TRUE(contains(e.message(), "is a directory")) << e.what();
+  }
+}
+
+// ---- TOML syntax ---------------------------------------------------------------------------
+
+TEST(JobSyntax, ReportsLineAndColumnWithoutKey) {
+  const JobError e = error_of("[job]\nname = \"t\"\nbad = 1.5e\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_GT(e.column(), 0);
+  EXPECT_EQ(e.key(), "");
+  EXPECT_TRUE(contains(e.message(), "TOML syntax error")) << e.what();
+}
+
+TEST(JobSyntax, RepeatedKeyNamesTheKeyAtItsSecondDefinition) {
+  const std::string text = edited("job", "name", "name = \"a\"\nname = \"b\"");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "name");
+  EXPECT_EQ(e.line(), line_of(text, "name = \"b\""));
+  EXPECT_TRUE(contains(e.message(), "defined twice")) << e.what();
+}
+
+TEST(JobSyntax, RepeatedTableNamesTheTable) {
+  const std::string text = kValidJob + "[run]\nwarmup = 1\n";
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "run");
+  EXPECT_EQ(e.line(), static_cast<int>(lines_of(kValidJob).size()) + 1);
+  EXPECT_TRUE(contains(e.message(), "defined twice")) << e.what();
+}
+
+// ---- tables --------------------------------------------------------------------------------
+
+TEST(JobTables, UnknownTableGetsTheNearestName) {
+  const std::string text = kValidJob + "[swep]\nranks = [1]\n";
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "swep");
+  EXPECT_EQ(e.line(), line_of(text, "[swep]"));
+  EXPECT_EQ(e.message(), "unknown table [swep]; did you mean 'sweep'?");
+}
+
+TEST(JobTables, FarUnknownTableListsTheTables) {
+  const JobError e = error_of(kValidJob + "[optimizer]\nlr = 0.1\n");
+  EXPECT_EQ(e.key(), "optimizer");
+  EXPECT_EQ(e.message(),
+            "unknown table [optimizer]; tables allowed: job, workload, sweep, run, comm");
+}
+
+TEST(JobTables, KeyOutsideAnyTable) {
+  const std::string text = "iterations = 3\n" + kValidJob;
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "iterations");
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_TRUE(contains(e.message(), "key outside any table")) << e.what();
+}
+
+TEST(JobTables, TableNameGivenAValue) {
+  const std::string text = "job = 3\n" + kValidJob.substr(kValidJob.find("[workload]"));
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "job");
+  EXPECT_EQ(e.line(), 1);
+  EXPECT_EQ(e.message(), "job: integer where a table is expected");
+}
+
+// ---- missing keys --------------------------------------------------------------------------
+
+struct MissingKey {
+  std::string table, key, message;
+};
+
+class JobMissingKey : public testing::TestWithParam<MissingKey> {};
+
+TEST_P(JobMissingKey, IsAnErrorWithoutLine) {
+  const MissingKey& c = GetParam();
+  const JobError e = error_of(edited(c.table, c.key, ""));
+  EXPECT_EQ(e.key(), c.key);
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_EQ(e.column(), 0);
+  EXPECT_TRUE(contains(e.message(), c.message)) << e.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Required, JobMissingKey,
+    testing::Values(MissingKey{"job", "name", "job.name is required (a non-empty string)"},
+                    MissingKey{"workload", "kind", "workload.kind is required (one of resnet50)"},
+                    MissingKey{"sweep", "ranks", "sweep.ranks is required"},
+                    MissingKey{"sweep", "global_batch", "sweep.global_batch is required"}));
+
+TEST(JobMissingTable, AbsentSweepMeansMissingRanks) {
+  const std::string text = kValidJob.substr(0, kValidJob.find("[sweep]"));
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "ranks");
+  EXPECT_EQ(e.line(), 0);
+}
+
+// ---- one bad line: wrong types, out of range, unknown keys and words -----------------------
+
+struct BadLine {
+  std::string table;    ///< the table the line goes in
+  std::string line;     ///< "key = value", replacing that key's line
+  std::string key;      ///< the key the error must name
+  std::string message;  ///< a part of the message
+};
+
+void PrintTo(const BadLine& c, std::ostream* out) {
+  *out << "[" << c.table << "] " << c.line;
+}
+
+class JobBadLine : public testing::TestWithParam<BadLine> {};
+
+TEST_P(JobBadLine, NamesLineKeyAndWhatWasExpected) {
+  const BadLine& c = GetParam();
+  const std::string key_text = c.line.substr(0, c.line.find(" ="));
+  const std::string text = edited(c.table, key_text, c.line);
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), c.key) << e.what();
+  EXPECT_EQ(e.line(), line_of(text, c.line)) << e.what();
+  EXPECT_GE(e.column(), 1) << e.what();
+  EXPECT_LE(e.column(), static_cast<int>(c.line.size())) << e.what();
+  EXPECT_TRUE(contains(e.message(), c.message)) << e.what();
+  EXPECT_EQ(e.file(), kFile);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    WrongType, JobBadLine,
+    testing::Values(
+        BadLine{"job", "name = 5", "name", "name: integer where a string is expected"},
+        BadLine{"job", "output = [\"a.h5\"]", "output", "output: list where a string is expected"},
+        BadLine{"workload", "kind = 50", "kind", "kind: integer where a string is expected"},
+        BadLine{"workload", "image_size = 32.0", "image_size",
+                "image_size: float where an integer is expected"},
+        BadLine{"workload", "width = \"1\"", "width", "width: string where a number is expected"},
+        BadLine{"workload", "num_classes = true", "num_classes",
+                "num_classes: boolean where an integer is expected"},
+        BadLine{"workload", "sync_batch_norm = 1", "sync_batch_norm",
+                "sync_batch_norm: integer where a boolean (true or false) is expected"},
+        BadLine{"sweep", "ranks = [1.5]", "ranks", "ranks: float where an integer is expected"},
+        BadLine{"sweep", "ranks = [[1]]", "ranks", "ranks: list where an integer is expected"},
+        BadLine{"sweep", "global_batch = 8", "global_batch",
+                "global_batch: integer where a list of integers is expected"},
+        BadLine{"sweep", "batch_split = \"even\"", "batch_split",
+                "batch_split: string where a list of \"even\" or weight lists is expected"},
+        BadLine{"sweep", "batch_split = [true]", "batch_split",
+                "batch_split: boolean where \"even\" or a list of weights is expected"},
+        BadLine{"sweep", "batch_split = [[1, \"a\"]]", "batch_split",
+                "batch_split: string where a number is expected"},
+        BadLine{"sweep", "precision = \"fp32\"", "precision",
+                "precision: string where a list of strings is expected"},
+        BadLine{"sweep", "precision = [32]", "precision",
+                "precision: integer where a string is expected"},
+        BadLine{"run", "warmup = 1.0", "warmup", "warmup: float where an integer is expected"},
+        BadLine{"run", "warmup = 1979-05-27", "warmup",
+                "warmup: date where an integer is expected"},
+        BadLine{"run", "iterations = \"20\"", "iterations",
+                "iterations: string where an integer is expected"},
+        BadLine{"run", "timeout_s = \"60\"", "timeout_s",
+                "timeout_s: string where a number is expected"},
+        BadLine{"run", "seed = 1.5", "seed", "seed: float where an integer is expected"},
+        BadLine{"comm", "backend = 1", "backend", "backend: integer where a string is expected"},
+        BadLine{"comm", "bucket_mib = \"25\"", "bucket_mib",
+                "bucket_mib: string where a number is expected"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    OutOfRange, JobBadLine,
+    testing::Values(
+        BadLine{"job", "name = \"\"", "name", "name must not be an empty string"},
+        BadLine{"workload", "image_size = 31", "image_size", "image_size must be >= 32"},
+        BadLine{"workload", "image_size = 3000000000", "image_size",
+                "image_size must be <= 2147483647"},
+        BadLine{"workload", "width = 0", "width", "width must be > 0 and <= 4"},
+        BadLine{"workload", "width = 4.5", "width", "width must be > 0 and <= 4"},
+        BadLine{"workload", "width = -0.5", "width", "width must be > 0 and <= 4"},
+        BadLine{"workload", "width = nan", "width", "width must be > 0 and <= 4"},
+        BadLine{"workload", "num_classes = 1", "num_classes", "num_classes must be >= 2"},
+        BadLine{"sweep", "ranks = [1, -2]", "ranks", "ranks must be >= 1"},
+        BadLine{"sweep", "global_batch = [8, 0]", "global_batch", "global_batch must be >= 1"},
+        BadLine{"sweep", "batch_split = [[1, 0]]", "batch_split",
+                "batch_split must be > 0 and finite"},
+        BadLine{"run", "warmup = -1", "warmup", "warmup must be >= 0"},
+        BadLine{"run", "iterations = 0", "iterations", "iterations must be >= 1"},
+        BadLine{"run", "timeout_s = 0", "timeout_s", "timeout_s must be > 0 and finite"},
+        BadLine{"run", "timeout_s = inf", "timeout_s", "timeout_s must be > 0 and finite"},
+        BadLine{"run", "seed = -1", "seed", "seed must be >= 0"},
+        BadLine{"comm", "bucket_mib = 0", "bucket_mib", "bucket_mib must be > 0 and finite"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    UnknownKey, JobBadLine,
+    testing::Values(
+        BadLine{"job", "nmae = \"x\"", "nmae", "unknown key in [job]; did you mean 'name'?"},
+        BadLine{"workload", "image_sise = 32", "image_sise",
+                "unknown key in [workload]; did you mean 'image_size'?"},
+        BadLine{"workload", "embedding_dim = 64", "embedding_dim",
+                "unknown key in [workload]; valid keys: kind, image_size, width, num_classes, "
+                "sync_batch_norm"},
+        BadLine{"sweep", "rank = [1]", "rank", "unknown key in [sweep]; did you mean 'ranks'?"},
+        BadLine{"run", "iteration = 3", "iteration",
+                "unknown key in [run]; did you mean 'iterations'?"},
+        BadLine{"comm", "backnd = \"mpi\"", "backnd",
+                "unknown key in [comm]; did you mean 'backend'?"},
+        BadLine{"comm", "algorithm = \"ring\"", "algorithm",
+                "unknown key in [comm]; valid keys: backend, bucket_mib"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    UnknownWord, JobBadLine,
+    testing::Values(
+        BadLine{"workload", "kind = \"resnet-50\"", "kind",
+                "unknown workload kind 'resnet-50'; did you mean 'resnet50'?"},
+        BadLine{"workload", "kind = \"transformer\"", "kind",
+                "unknown workload kind 'transformer'; known kinds: resnet50"},
+        BadLine{"comm", "backend = \"mpii\"", "backend",
+                "unknown backend 'mpii'; expected one of mpi, nccl, auto; did you mean 'mpi'?"},
+        BadLine{"comm", "backend = \"ucx-verbs\"", "backend",
+                "unknown backend 'ucx-verbs'; expected one of mpi, nccl, auto"},
+        BadLine{"sweep", "precision = [\"fp16\"]", "precision",
+                "precision 'fp16' is not available in this version; use \"fp32\""},
+        BadLine{"sweep", "precision = [\"fp33\"]", "precision",
+                "unknown precision 'fp33'; expected one of fp32; did you mean 'fp32'?"},
+        BadLine{"sweep", "batch_split = [\"proportional\"]", "batch_split",
+                "batch_split 'proportional' needs device profiles, which this version does not "
+                "have yet; use \"even\" or an explicit weight list"},
+        BadLine{"sweep", "batch_split = [\"auto\"]", "batch_split",
+                "batch_split 'auto' needs device profiles"},
+        BadLine{"sweep", "batch_split = [\"evn\"]", "batch_split",
+                "unknown batch_split 'evn'; use \"even\" or an explicit weight list; did you mean "
+                "'even'?"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    EmptyOrRepeated, JobBadLine,
+    testing::Values(
+        BadLine{"sweep", "ranks = []", "ranks", "a sweep list must not be empty"},
+        BadLine{"sweep", "global_batch = []", "global_batch", "a sweep list must not be empty"},
+        BadLine{"sweep", "batch_split = []", "batch_split", "a sweep list must not be empty"},
+        BadLine{"sweep", "precision = []", "precision", "a sweep list must not be empty"},
+        BadLine{"sweep", "batch_split = [[]]", "batch_split",
+                "a batch_split weight list must not be empty"},
+        BadLine{"sweep", "ranks = [1, 2, 1]", "ranks",
+                "ranks lists 1 twice; every sweep value must be distinct"},
+        BadLine{"sweep", "global_batch = [8, 8]", "global_batch", "global_batch lists 8 twice"},
+        BadLine{"sweep", "batch_split = [\"even\", \"even\"]", "batch_split",
+                "batch_split lists even twice"},
+        BadLine{"sweep", "batch_split = [[1, 1], [1.0, 1.0]]", "batch_split",
+                "batch_split lists 1,1 twice"},
+        BadLine{"sweep", "precision = [\"fp32\", \"fp32\"]", "precision",
+                "precision lists fp32 twice"}));
+
+INSTANTIATE_TEST_SUITE_P(
+    BatchSplit, JobBadLine,
+    testing::Values(
+        // ranks = [1, 2] in the valid job; global_batch = [8].
+        BadLine{"sweep", "global_batch = [8, 9]", "global_batch",
+                "9 samples cannot split evenly over 2 ranks"},
+        BadLine{"sweep", "batch_split = [\"even\", [1, 1, 1]]", "batch_split",
+                "batch_split weight list [1,1,1] has 3 weights but ranks lists 1, 2; a weight "
+                "list applies to the ranks value equal to its length"}));
+
+// ---- positions inside lists ----------------------------------------------------------------
+
+TEST(JobPositions, RepeatedValueIsReportedAtItsSecondOccurrence) {
+  const std::string text = edited("sweep", "ranks", "ranks = [1, 2, 1]");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.column(), column_of_last(text, "1]"));
+}
+
+TEST(JobPositions, UnsplittableBatchIsReportedAtThatBatch) {
+  const std::string text = edited("sweep", "global_batch", "global_batch = [8, 9]");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.line(), line_of(text, "global_batch = [8, 9]"));
+  EXPECT_EQ(e.column(), column_of_last(text, "9]"));
+}
+
+TEST(JobPositions, RankCountWithoutAnyApplicableSplit) {
+  // Only a two-weight list: it applies to 2 ranks, so 1 rank has no batch split at all.
+  const std::string text = edited("sweep", "batch_split", "batch_split = [[1, 1]]");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "ranks");
+  EXPECT_EQ(e.line(), line_of(text, "ranks = [1, 2]"));
+  EXPECT_EQ(e.column(), column_of_last(text, "1, 2]"));
+  EXPECT_TRUE(contains(e.message(), "no batch_split entry applies to 1 ranks")) << e.what();
+}
+
+TEST(JobPositions, WeightedSplitNeedsOneSamplePerRank) {
+  const std::string text =
+      sweep_job("ranks = [4]\nglobal_batch = [3]\nbatch_split = [[1, 1, 1, 1]]\n");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "global_batch");
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_TRUE(contains(e.message(), "3 samples cannot give each of 4 ranks at least one"))
+      << e.what();
+}
+
+TEST(JobPositions, EvenEntryIsCheckedBesideAWeightList) {
+  const std::string text =
+      sweep_job("ranks = [2]\nglobal_batch = [7]\nbatch_split = [\"even\", [1, 1]]\n");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "global_batch");
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_TRUE(contains(e.message(), "7 samples cannot split evenly over 2 ranks")) << e.what();
+}
+
+}  // namespace

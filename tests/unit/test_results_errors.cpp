@@ -1,0 +1,242 @@
+// Result files that cannot be read, and configurations that cannot be written, fail with a
+// ResultError that names the file, the object and what was expected.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "harness/results/result_file.hpp"
+#include "tests/unit/test_results_data.hpp"
+#include "tests/unit/test_results_h5.hpp"
+
+namespace scaletune::results {
+namespace {
+
+/// Success when `text` contains `piece`; otherwise a failure that shows both.
+::testing::AssertionResult contains(const std::string& text, const std::string& piece) {
+  if (text.find(piece) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "message \"" << text << "\"\n lacks \"" << piece << "\"";
+}
+
+/// The message of the ResultError `action` throws; fails the test when it throws none.
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ResultError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ResultError thrown";
+  return "";
+}
+
+/// A result file holding the sample ok configuration; returns its path.
+std::string write_ok_file(const test::TempDir& dir) {
+  const std::string path = dir.file("run.h5");
+  ResultWriter::create(path, test::sample_provenance(), test::sample_system())
+      .write_config(test::ok_config());
+  return path;
+}
+
+/// The configuration group of the sample ok configuration in file `file`.
+test::Id ok_group(hid_t file) {
+  return test::open_object(file, "/configs/" + test::ok_config().id);
+}
+
+TEST(ResultFileErrors, MissingFileNamesThePathAndTheExpectedFile) {
+  const test::TempDir dir;
+  const std::string path = dir.file("absent.h5");
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path));
+  EXPECT_TRUE(contains(message, "no such file"));
+  EXPECT_TRUE(contains(message, "expected a scaletune result file (HDF5 with schema_version 1)"));
+}
+
+TEST(ResultFileErrors, TextFileNamedH5IsNotHdf5) {
+  const test::TempDir dir;
+  const std::string path = dir.file("notes.h5");
+  std::ofstream(path) << "step_time,0.41\nstep_time,0.40\n";
+  for (const std::string& message : {error_of([&] { read_results(path); }), error_of([&] {
+                                       ResultWriter::open_for_resume(
+                                           path, test::sample_provenance(), test::sample_system());
+                                     })}) {
+    EXPECT_TRUE(contains(message, path));
+    EXPECT_TRUE(contains(message, "not an HDF5 file"));
+    EXPECT_TRUE(contains(message, "schema_version 1"));
+  }
+  std::ifstream kept(path);  // resume did not touch it
+  std::string first_line;
+  std::getline(kept, first_line);
+  EXPECT_EQ(first_line, "step_time,0.41");
+}
+
+TEST(ResultFileErrors, Hdf5FileWithoutSchemaVersionIsNotAResultFile) {
+  const test::TempDir dir;
+  const std::string path = dir.file("other.h5");
+  {
+    const test::Id file = test::create_file(path);
+    test::put_string_attribute(file, "title", "someone else's data");
+  }
+  for (const std::string& message : {error_of([&] { read_results(path); }), error_of([&] {
+                                       ResultWriter::open_for_resume(
+                                           path, test::sample_provenance(), test::sample_system());
+                                     })}) {
+    EXPECT_TRUE(contains(message, path));
+    EXPECT_TRUE(contains(message, "no attribute schema_version"));
+    EXPECT_TRUE(contains(message, "expected a scaletune result file"));
+  }
+  const test::Id file = test::open_file(path);
+  EXPECT_FALSE(test::has_attribute(file, "scaletune_version"));  // resume did not write
+}
+
+TEST(ResultFileErrors, OtherSchemaVersionIsRejected) {
+  const test::TempDir dir;
+  const std::string path = dir.file("future.h5");
+  {
+    const test::Id file = test::create_file(path);
+    test::put_int_attribute(file, "schema_version", 2);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path));
+  EXPECT_TRUE(contains(message, "schema_version is 2"));
+  EXPECT_TRUE(contains(message, "HDF5 with schema_version 1"));
+}
+
+TEST(ResultFileErrors, MissingConfigAttributeNamesGroupAndAttribute) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    ASSERT_GE(H5Adelete(ok_group(file), "throughput"), 0);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path));
+  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id));
+  EXPECT_TRUE(contains(message, "missing attribute throughput"));
+}
+
+TEST(ResultFileErrors, MissingDatasetIsNamed) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    ASSERT_GE(H5Ldelete(ok_group(file), "phase_names", H5P_DEFAULT), 0);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id));
+  EXPECT_TRUE(contains(message, "missing dataset phase_names"));
+}
+
+TEST(ResultFileErrors, DatasetOfTheWrongShapeIsNamedWithTheExpectedShape) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    test::replace_int64_dataset(ok_group(file), "rank_memory_peak", {1, 2});  // 3 ranks
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id + "/rank_memory_peak"));
+  EXPECT_TRUE(contains(message, "shape [2]; expected [ranks] = [3]"));
+}
+
+TEST(ResultFileErrors, UnknownStatusIsNamed) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    const test::Id group = ok_group(file);
+    ASSERT_GE(H5Adelete(group, "status"), 0);
+    test::put_string_attribute(group, "status", "finished");
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id + " attribute status"));
+  EXPECT_TRUE(contains(message, "'finished' is not one of ok, oom, timeout, error, skipped"));
+}
+
+TEST(ResultFileErrors, ACallThatFailsIsNamedWithThePath) {
+  const test::TempDir dir;
+  const std::string path = dir.file("taken.h5");
+  std::filesystem::create_directory(path);  // a folder where the file should go
+  const std::string message = error_of(
+      [&] { ResultWriter::create(path, test::sample_provenance(), test::sample_system()); });
+  EXPECT_TRUE(contains(message, path + ": H5Fcreate failed: "));
+}
+
+TEST(ResultFileErrors, ParentThatCannotBeAFolderIsNamed) {
+  const test::TempDir dir;
+  std::ofstream(dir.file("plain.txt")) << "a file, not a folder\n";
+  const std::string path = dir.file("plain.txt/run.h5");
+  const std::string message = error_of(
+      [&] { ResultWriter::create(path, test::sample_provenance(), test::sample_system()); });
+  EXPECT_TRUE(contains(message, "cannot create directory " + dir.file("plain.txt")));
+}
+
+TEST(ResultFileErrors, SystemMustHoldOneRowPerRank) {
+  const test::TempDir dir;
+  SystemInfo system = test::sample_system();
+  system.ranks.pop_back();
+  const std::string message =
+      error_of([&] { ResultWriter::create(dir.file("s.h5"), test::sample_provenance(), system); });
+  EXPECT_TRUE(contains(message,
+                       "/system: ranks holds 3 rows; expected one per rank of "
+                       "world_size 4"));
+}
+
+TEST(ResultFileErrors, ProvenanceOfAnotherSchemaIsNotWritten) {
+  const test::TempDir dir;
+  Provenance provenance = test::sample_provenance();
+  provenance.schema_version = 2;
+  const std::string message =
+      error_of([&] { ResultWriter::create(dir.file("p.h5"), provenance, test::sample_system()); });
+  EXPECT_TRUE(contains(message, "cannot write schema_version 2"));
+}
+
+/// A change that makes a valid configuration unstorable, and a piece of the message it gets.
+struct Unstorable {
+  std::string name;
+  std::function<void(ConfigResult&)> spoil;
+  std::string message;
+};
+
+class UnstorableConfig : public ::testing::TestWithParam<Unstorable> {};
+
+TEST_P(UnstorableConfig, IsRejectedAndNotWritten) {
+  const test::TempDir dir;
+  const std::string path = dir.file("reject.h5");
+  ResultWriter writer =
+      ResultWriter::create(path, test::sample_provenance(), test::sample_system());
+  ConfigResult config = test::ok_config();
+  GetParam().spoil(config);
+  const std::string message = error_of([&] { writer.write_config(config); });
+  EXPECT_TRUE(contains(message, path + ": /configs"));
+  EXPECT_TRUE(contains(message, GetParam().message));
+  EXPECT_TRUE(read_results(path).configs.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ResultFileErrors, UnstorableConfig,
+    ::testing::Values(
+        Unstorable{"IdWithSlash", [](ConfigResult& c) { c.id = "resnet50/r3"; },
+                   "configuration id 'resnet50/r3' is not a group name"},
+        Unstorable{"EmptyId", [](ConfigResult& c) { c.id.clear(); },
+                   "configuration id '' is not a group name"},
+        Unstorable{"PerRankBatchCount", [](ConfigResult& c) { c.per_rank_batch.pop_back(); },
+                   "per_rank_batch has 2 entries; expected one per rank (3)"},
+        Unstorable{"PerRankBatchSum", [](ConfigResult& c) { c.per_rank_batch[0] = 40; },
+                   "per_rank_batch sums to 88; expected global_batch 96"},
+        Unstorable{"PhaseTimeSize", [](ConfigResult& c) { c.rank_phase_time.pop_back(); },
+                   "rank_phase_time holds 71 values; expected ranks * iterations * phases = 72"},
+        Unstorable{"MemoryPeakSize", [](ConfigResult& c) { c.rank_memory_peak.push_back(1); },
+                   "rank_memory_peak holds 4 values; expected ranks = 3"},
+        Unstorable{"DataWithoutStepTime", [](ConfigResult& c) { c.step_time.clear(); },
+                   "given without step_time"},
+        Unstorable{"ExtraNamedLikeAFixedOne",
+                   [](ConfigResult& c) { c.number_attrs["throughput"] = 1; },
+                   "extra attribute 'throughput' would replace the fixed attribute"},
+        Unstorable{"ExtraInBothMaps", [](ConfigResult& c) { c.text_attrs["width"] = "wide"; },
+                   "'width' is in both number_attrs and text_attrs"}),
+    [](const ::testing::TestParamInfo<Unstorable>& param) { return param.param.name; });
+
+}  // namespace
+}  // namespace scaletune::results
