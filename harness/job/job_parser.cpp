@@ -73,6 +73,10 @@ CommSpec read_comm(const TableReader& comm) {
   comm.reject_unknown_keys(kCommKeys);
   CommSpec spec;
   spec.backend = comm.choice("backend", kBackends).value_or(spec.backend);
+  if (spec.backend == "nccl")
+    comm.fail(*comm.find("backend"), "backend",
+              "backend 'nccl' is not available in this version (no NCCL communicator yet); use "
+              "\"mpi\" or \"auto\"");
   spec.bucket_mib = comm.positive_number("bucket_mib").value_or(spec.bucket_mib);
   return spec;
 }

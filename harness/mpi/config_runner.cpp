@@ -122,6 +122,7 @@ void fill_statistics(results::ConfigResult& r) {
 
 // Collects every rank's timings on rank 0 of `comm`.
 void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
+  const auto start = Clock::now();
   int rank = 0, size = 1;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &rank));
   SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &size));
@@ -141,7 +142,9 @@ void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
   if (rank != 0) return;
   fill_statistics(r);
   const double in_iterations = std::accumulate(t.iteration_s.begin(), t.iteration_s.end(), 0.0);
-  r.harness_overhead_fraction = (t.loop_wall_s - in_iterations) / t.loop_wall_s;
+  const double measured_s =
+      t.loop_wall_s + std::chrono::duration<double>(Clock::now() - start).count();
+  r.harness_overhead_fraction = (measured_s - in_iterations) / measured_s;
 }
 
 }  // namespace
@@ -174,6 +177,8 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
   const AgreedStatus agreed = agree_status(comm, out.status, out.error);
   result.status = agreed.status;
   result.error = agreed.error;
+  result.text_attrs["comm_backend"] = communicator.backend();
+  result.number_attrs["bucket_mib"] = job.comm.bucket_mib;
   if (workload) {
     result.params = workload->params();
     result.flops_per_sample = workload->flops_per_sample();

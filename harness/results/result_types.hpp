@@ -69,8 +69,9 @@ struct ConfigResult {
   double throughput = 0;        ///< samples/s = global_batch / step_time_median
   double step_time_median = 0;  ///< s
   double step_time_p95 = 0;     ///< s
-  /// Share of the timed loop's wall time spent outside the iterations (timer bookkeeping and
-  /// the per-iteration status agreement), measured on rank 0; fraction.
+  /// Share of the wall time from the first timed iteration until the measurements are gathered
+  /// on rank 0 that was spent outside the iterations (timer bookkeeping, the per-iteration
+  /// status agreement, gathering), measured on rank 0; fraction.
   double harness_overhead_fraction = 0;
   std::vector<double> step_time;  ///< [iterations], s: the slowest rank's wall time per iteration
   std::vector<std::string> phase_names;           ///< [phases]

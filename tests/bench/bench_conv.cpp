@@ -48,7 +48,7 @@ ConvShape shape(std::string scale, std::string name, int c, int k, int kernel, i
 
 /// ResNet-50 v1.5 convolutions (He et al. 2016, Table 1; stride on the 3x3 of the first
 /// block of stages 2-4). "224": image 224, width 1.0, batch 1: the stem, every stage-1 shape
-/// and one or two shapes of each later stage. "demo": the demo job (image 32, width 0.125,
+/// and a few shapes of each later stage. "demo": the demo job (image 32, width 0.125,
 /// per-rank batch 8): the stem and stage 1 (after the max pool, 8x8).
 std::vector<ConvShape> resnet50_shapes() {
   return {

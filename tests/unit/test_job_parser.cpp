@@ -236,7 +236,7 @@ iterations = 7
 timeout_s = 1.5
 seed = 9223372036854775807
 [comm]
-backend = "nccl"
+backend = "mpi"
 bucket_mib = 12.5
 )";
   const JobSpec job = parse_job_text(text, kFile);
@@ -253,8 +253,20 @@ bucket_mib = 12.5
   EXPECT_EQ(job.run.iterations, 7);
   EXPECT_DOUBLE_EQ(job.run.timeout_s, 1.5);
   EXPECT_EQ(job.run.seed, 9223372036854775807u);
-  EXPECT_EQ(job.comm.backend, "nccl");
+  EXPECT_EQ(job.comm.backend, "mpi");
   EXPECT_DOUBLE_EQ(job.comm.bucket_mib, 12.5);
+}
+
+TEST(JobParser, RejectsTheNcclBackendUntilItExists) {
+  const std::string text = edited("comm", "backend", "backend = \"nccl\"");
+  try {
+    parse_job_text(text, kFile);
+    FAIL() << "backend nccl must be rejected";
+  } catch (const JobError& e) {
+    EXPECT_EQ(e.key(), "backend");
+    EXPECT_GT(e.line(), 0);
+    EXPECT_NE(e.message().find("use \"mpi\" or \"auto\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(JobParser, AcceptsTheEdgesOfEveryRange) {

@@ -154,15 +154,15 @@ TEST(SplitApplies, EvenEverywhereWeightsAtTheirLength) {
 TEST(ExpandSweep, ShippedCpuJobGivesFourSmallConfigurations) {
   const JobSpec job =
       scaletune::job::parse_job_file(std::string(SCALETUNE_SOURCE_DIR) + "/jobs/resnet50-cpu.toml");
-  EXPECT_EQ(job.workload.resnet50.image_size, 32);
-  EXPECT_DOUBLE_EQ(job.workload.resnet50.width, 0.125);
-  EXPECT_EQ(job.workload.resnet50.num_classes, 10);
+  EXPECT_EQ(job.workload.resnet50.image_size, 64);
+  EXPECT_DOUBLE_EQ(job.workload.resnet50.width, 0.25);
+  EXPECT_EQ(job.workload.resnet50.num_classes, 100);
   EXPECT_EQ(job.job.output, "results/resnet50-cpu.h5");
   const std::vector<Config> configs = expand_sweep(job);
   ASSERT_EQ(configs.size(), 4u);
-  EXPECT_EQ(configs.front().id, "resnet50-r1-b8-even-fp32");
-  EXPECT_EQ(configs.back().id, "resnet50-r2-b16-even-fp32");
-  EXPECT_EQ(configs.back().per_rank_batch, (std::vector<int>{8, 8}));
+  EXPECT_EQ(configs.front().id, "resnet50-r1-b16-even-fp32");
+  EXPECT_EQ(configs.back().id, "resnet50-r2-b32-even-fp32");
+  EXPECT_EQ(configs.back().per_rank_batch, (std::vector<int>{16, 16}));
 }
 
 TEST(ExpandSweep, ShippedScalingJobCoversOneToSixtyFourRanks) {
