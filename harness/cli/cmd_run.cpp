@@ -13,7 +13,7 @@
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
-#include "harness/mpi/status_agreement.hpp"
+#include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "kernels/host/blas_info.hpp"
 
@@ -44,12 +44,12 @@ std::string read_job_text(const std::string& path, int rank) {
     readable = in ? 1 : 0;
     text = buf.str();
   }
-  MPI_Bcast(&readable, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  SCALETUNE_MPI_CHECK(MPI_Bcast(&readable, 1, MPI_INT, 0, MPI_COMM_WORLD));
   if (!readable) throw job::JobError(path, 0, 0, "", "cannot read the job file");
   int len = static_cast<int>(text.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  SCALETUNE_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD));
   text.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(text.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD);
+  SCALETUNE_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD));
   return text;
 }
 
@@ -87,7 +87,7 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
 int run_command(int argc, char** argv) {
   MpiSession mpi(argc, argv);
   int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  SCALETUNE_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   kernels::set_blas_threads(1);  // one rank stands for one device (one core)
   const Kokkos::ScopeGuard kokkos(argc, argv);
   try {
@@ -99,6 +99,9 @@ int run_command(int argc, char** argv) {
     return kBadInput;
   } catch (const job::JobError& e) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const mpi::OutputError& e) {
+    if (rank == 0) std::cerr << "scaletune run: cannot write the result file: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
     if (rank == 0) std::cerr << "scaletune run: error: " << e.what() << "\n";

@@ -32,8 +32,8 @@ int size_of(MPI_Comm comm) {
   return size;
 }
 
-// Runs `fn` on rank 0 only; an exception there is rethrown on every rank.
-template <typename Fn>
+// Runs `fn` on rank 0 only; an exception there is rethrown on every rank as an Error.
+template <typename Error = std::runtime_error, typename Fn>
 void on_root(MPI_Comm world, Fn&& fn) {
   Status local = Status::ok;
   std::string message;
@@ -46,7 +46,7 @@ void on_root(MPI_Comm world, Fn&& fn) {
     }
   }
   const AgreedStatus agreed = agree_status(world, local, message);
-  if (agreed.status != Status::ok) throw std::runtime_error(agreed.error);
+  if (agreed.status != Status::ok) throw Error(agreed.error);
 }
 
 // For each configuration, whether the file already holds it as ok (broadcast from rank 0).
@@ -94,7 +94,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
 
   std::optional<results::ResultWriter> writer;
   std::set<std::string> ok_ids;
-  on_root(world, [&] {
+  on_root<OutputError>(world, [&] {
     writer = options.resume
                  ? results::ResultWriter::open_for_resume(options.out_path, provenance, system)
                  : results::ResultWriter::create(options.out_path, provenance, system);

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,12 @@
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::mpi {
+
+/// The result file cannot be created or opened (bad --out or job.output): nothing was run.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 /// How to run a sweep.
 struct SweepOptions {
@@ -31,8 +38,9 @@ struct SweepSummary {
   int resumed = 0;  ///< already stored as ok, not run again
 };
 
-/// Collective over `world`. Progress lines go to `progress` on rank 0. Throws (on every rank)
-/// when the result file cannot be created or written; configurations already written stay.
+/// Collective over `world`. Progress lines go to `progress` on rank 0. Throws OutputError (on
+/// every rank) when the result file cannot be created or opened, before anything runs, and
+/// std::runtime_error when writing a configuration fails; configurations already written stay.
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,
                        const SweepOptions& options, MPI_Comm world, std::ostream& progress);
 

@@ -1,35 +1,22 @@
 #include "kernels/host/conv2d.hpp"
 
-#include <array>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
+#include "kernels/host/detail/op_checks.hpp"
 #include "kernels/host/gemm.hpp"
 #include "kernels/host/im2col.hpp"
 
 namespace scaletune::kernels {
 namespace {
 
-using Shape = std::array<std::size_t, 4>;
-
-std::string to_string(const Shape& shape) {
-  return "[" + std::to_string(shape[0]) + ", " + std::to_string(shape[1]) + ", " +
-         std::to_string(shape[2]) + ", " + std::to_string(shape[3]) + "]";
-}
-
-/// Throws std::invalid_argument unless t is a contiguous view of exactly `want`.
-/// dims names the axes, e.g. "[N, C, H, W]".
-void expect_shape(const char* op, const char* name, const Tensor4& t, const Shape& want,
-                  const char* dims) {
-  const Shape got{t.extent(0), t.extent(1), t.extent(2), t.extent(3)};
-  if (got != want) {
-    throw std::invalid_argument(std::string(op) + ": " + name + " has shape " + to_string(got) +
-                                ", expected " + to_string(want) + " " + dims);
-  }
-  if (!t.span_is_contiguous()) {
-    throw std::invalid_argument(std::string(op) + ": " + name +
-                                " is not contiguous, expected a LayoutRight view without padding");
-  }
+/// Throws std::invalid_argument unless t is a contiguous view of shape `expected`; tensor names
+/// the view and its axes, e.g. "w [K, C, R, S]".
+void require_tensor(const char* op, const char* tensor, const Tensor4& t,
+                    std::initializer_list<std::size_t> expected) {
+  detail::require_shape(op, tensor, t, expected);
+  detail::require_contiguous(op, tensor, t);
 }
 
 void require_positive(const char* key, int value) {
@@ -116,10 +103,9 @@ int Conv2d::check_common(const char* op, const Tensor4& x, const Tensor4& w, con
   const auto k = static_cast<std::size_t>(g.out_channels);
   const auto c = static_cast<std::size_t>(g.in_channels);
   const auto r = static_cast<std::size_t>(g.kernel);
-  expect_shape(op, "x", x, {batch, c, std::size_t(g.in_h), std::size_t(g.in_w)}, "[N, C, H, W]");
-  expect_shape(op, "w", w, {k, c, r, r}, "[K, C, R, S]");
-  expect_shape(op, y_name, y_or_dy, {batch, k, std::size_t(g.out_h()), std::size_t(g.out_w())},
-               "[N, K, Ho, Wo]");
+  require_tensor(op, "x [N, C, H, W]", x, {batch, c, std::size_t(g.in_h), std::size_t(g.in_w)});
+  require_tensor(op, "w [K, C, R, S]", w, {k, c, r, r});
+  require_tensor(op, y_name, y_or_dy, {batch, k, std::size_t(g.out_h()), std::size_t(g.out_w())});
   if (ws.extent(0) < workspace_floats()) {
     throw std::invalid_argument(std::string(op) + ": ws holds " + std::to_string(ws.extent(0)) +
                                 " floats, expected >= " + std::to_string(workspace_floats()) +
@@ -129,7 +115,7 @@ int Conv2d::check_common(const char* op, const Tensor4& x, const Tensor4& w, con
 }
 
 void Conv2d::forward(const Tensor4& x, const Tensor4& w, const Tensor4& y, const Vector& ws) const {
-  const int batch = check_common("Conv2d::forward", x, w, "y", y, ws);
+  const int batch = check_common("Conv2d::forward", x, w, "y [N, K, Ho, Wo]", y, ws);
   const ConvGeometry& g = m_geometry;
   const int k = g.out_channels, crs = static_cast<int>(g.col_rows());
   const int pixels = static_cast<int>(g.col_cols());
@@ -143,12 +129,11 @@ void Conv2d::forward(const Tensor4& x, const Tensor4& w, const Tensor4& y, const
 void Conv2d::backward(const Tensor4& x, const Tensor4& w, const Tensor4& dy, const Tensor4& dw,
                       const Tensor4& dx, const Vector& ws) const {
   const char* op = "Conv2d::backward";
-  const int batch = check_common(op, x, w, "dy", dy, ws);
-  expect_shape(op, "dw", dw, {w.extent(0), w.extent(1), w.extent(2), w.extent(3)}, "[K, C, R, S]");
+  const int batch = check_common(op, x, w, "dy [N, K, Ho, Wo]", dy, ws);
+  require_tensor(op, "dw [K, C, R, S]", dw, {w.extent(0), w.extent(1), w.extent(2), w.extent(3)});
   const bool want_dx = dx.data() != nullptr;
   if (want_dx) {
-    expect_shape(op, "dx", dx, {x.extent(0), x.extent(1), x.extent(2), x.extent(3)},
-                 "[N, C, H, W]");
+    require_tensor(op, "dx [N, C, H, W]", dx, {x.extent(0), x.extent(1), x.extent(2), x.extent(3)});
   }
   const ConvGeometry& g = m_geometry;
   const int k = g.out_channels, crs = static_cast<int>(g.col_rows());

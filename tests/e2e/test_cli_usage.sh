@@ -25,5 +25,7 @@ echo "not hdf5" >fake.h5
 check_usage "fake.h5" "$SCALETUNE" autotune fake.h5
 check_usage "objective" "$SCALETUNE" autotune fake.h5 --objective fastest
 check_usage "usage: scaletune run" $MPIEXEC -n 2 "$SCALETUNE" run
+check_usage "cannot write the result file.*/proc/none" $MPIEXEC -n 2 "$SCALETUNE" run \
+  "$SOURCE_DIR/jobs/resnet50-cpu.toml" --out /proc/none/x.h5
 [ -z "$(ls -A | grep -v fake.h5)" ] || fail "bad usage left files: $(ls -A)"
 echo "cli usage ok"

@@ -340,20 +340,20 @@ TEST(Conv2d, RejectsBadShapes) {
   const Tensor4 x("x", 2, 3, 8, 6), w("w", 4, 3, 3, 3), y("y", 2, 4, 4, 3);
   const Vector ws("ws", conv.workspace_floats());
   expect_invalid([&] { conv.forward(Tensor4("x", 2, 3, 6, 8), w, y, ws); },
-                 "x has shape [2, 3, 6, 8], expected [2, 3, 8, 6] [N, C, H, W]");
+                 "x [N, C, H, W] is [2, 3, 6, 8], expected [2, 3, 8, 6]");
   expect_invalid([&] { conv.forward(x, Tensor4("w", 4, 3, 1, 1), y, ws); },
-                 "w has shape [4, 3, 1, 1], expected [4, 3, 3, 3] [K, C, R, S]");
+                 "w [K, C, R, S] is [4, 3, 1, 1], expected [4, 3, 3, 3]");
   expect_invalid([&] { conv.forward(x, w, Tensor4("y", 1, 4, 4, 3), ws); },
-                 "y has shape [1, 4, 4, 3], expected [2, 4, 4, 3] [N, K, Ho, Wo]");
+                 "y [N, K, Ho, Wo] is [1, 4, 4, 3], expected [2, 4, 4, 3]");
   expect_invalid([&] { conv.forward(x, w, y, Vector("ws", 10)); }, "ws holds 10 floats");
   expect_invalid([&] { conv.forward(Tensor4("x", 0, 3, 8, 6), w, y, ws); }, "x has batch 0");
   const Tensor4 dw("dw", 4, 3, 3, 3), dx("dx", 2, 3, 8, 6);
   expect_invalid([&] { conv.backward(x, w, Tensor4("dy", 2, 4, 3, 3), dw, dx, ws); },
-                 "dy has shape [2, 4, 3, 3], expected [2, 4, 4, 3]");
+                 "dy [N, K, Ho, Wo] is [2, 4, 3, 3], expected [2, 4, 4, 3]");
   expect_invalid([&] { conv.backward(x, w, y, Tensor4("dw", 4, 3, 3, 2), dx, ws); },
-                 "dw has shape [4, 3, 3, 2], expected [4, 3, 3, 3]");
+                 "dw [K, C, R, S] is [4, 3, 3, 2], expected [4, 3, 3, 3]");
   expect_invalid([&] { conv.backward(x, w, y, dw, Tensor4("dx", 2, 3, 8, 5), ws); },
-                 "dx has shape [2, 3, 8, 5], expected [2, 3, 8, 6]");
+                 "dx [N, C, H, W] is [2, 3, 8, 5], expected [2, 3, 8, 6]");
 }
 
 }  // namespace
