@@ -1,6 +1,7 @@
 #include "batch_norm.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <span>
 #include <stdexcept>
@@ -24,10 +25,9 @@ inline void for_each_in_channel(const Tensor4& t, const Body& body) {
       for (std::size_t w = 0; w < t.extent(3); ++w) body(n, h, w);
 }
 
-/// [sum x (C), sum x^2 (C), count (1)] over (N,H,W), accumulated in double.
-std::vector<double> channel_moments(const Tensor4& x) {
+/// sums = [sum x (C), sum x^2 (C), count (1)] over (N,H,W), accumulated in double.
+void channel_moments(const Tensor4& x, std::vector<double>& sums) {
   const std::size_t channels = x.extent(1);
-  std::vector<double> sums(2 * channels + 1, 0.0);
   double* out = sums.data();
   Kokkos::parallel_for("batch_norm_moments", detail::host_range(channels), [=](std::size_t c) {
     double sum = 0.0;
@@ -41,15 +41,13 @@ std::vector<double> channel_moments(const Tensor4& x) {
     out[channels + c] = sum_sq;
   });
   sums[2 * channels] = static_cast<double>(x.extent(0) * x.extent(2) * x.extent(3));
-  return sums;
 }
 
-/// [sum dy (C), sum dy*xhat (C)] over (N,H,W) with xhat = (x - mean) * invstd, in double.
-std::vector<double> channel_gradient_sums(const Tensor4& x, const Tensor4& dy,
-                                          const std::vector<double>& mean,
-                                          const std::vector<double>& invstd) {
+/// sums[0, 2C) = [sum dy (C), sum dy*xhat (C)] over (N,H,W) with xhat = (x - mean) * invstd,
+/// in double.
+void channel_gradient_sums(const Tensor4& x, const Tensor4& dy, const std::vector<double>& mean,
+                           const std::vector<double>& invstd, std::vector<double>& sums) {
   const std::size_t channels = x.extent(1);
-  std::vector<double> sums(2 * channels, 0.0);
   double* out = sums.data();
   const double* mean_c = mean.data();
   const double* invstd_c = invstd.data();
@@ -64,10 +62,9 @@ std::vector<double> channel_gradient_sums(const Tensor4& x, const Tensor4& dy,
     out[c] = sum_dy;
     out[channels + c] = sum_dy_xhat;
   });
-  return sums;
 }
 
-std::vector<std::size_t> shape_of(const Tensor4& t) {
+std::array<std::size_t, 4> shape_of(const Tensor4& t) {
   return {t.extent(0), t.extent(1), t.extent(2), t.extent(3)};
 }
 
@@ -80,6 +77,10 @@ BatchNorm2d::BatchNorm2d(int channels, core::Communicator* sync, float eps)
                                 ", expected >= 1");
   if (!(eps > 0.0f))
     throw std::invalid_argument("BatchNorm2d: eps is " + std::to_string(eps) + ", expected > 0");
+  const auto c = static_cast<std::size_t>(channels);
+  m_mean.assign(c, 0.0);
+  m_invstd.assign(c, 0.0);
+  m_sums.assign(2 * c + 1, 0.0);
 }
 
 void BatchNorm2d::forward(const Tensor4& x, const Vector& gamma, const Vector& beta,
@@ -94,14 +95,13 @@ void BatchNorm2d::forward(const Tensor4& x, const Vector& gamma, const Vector& b
   detail::require_shape(kForward, "y", y, {n, channels, h, w});
   detail::require_distinct(kForward, "x", x, "y", y);
 
-  std::vector<double> sums = channel_moments(x);
+  std::vector<double>& sums = m_sums;
+  channel_moments(x, sums);
   if (m_sync != nullptr) m_sync->all_reduce_sum(std::span<double>(sums));
   const double count = sums[2 * channels];
   if (!(count > 0.0))
     throw std::domain_error(std::string(kForward) + ": the batch has no elements (N*H*W = 0)");
   m_count = count;
-  m_mean.assign(channels, 0.0);
-  m_invstd.assign(channels, 0.0);
   for (std::size_t c = 0; c < channels; ++c) {
     m_mean[c] = sums[c] / m_count;
     const double var = std::max(sums[channels + c] / m_count - m_mean[c] * m_mean[c], 0.0);
@@ -124,7 +124,7 @@ void BatchNorm2d::forward(const Tensor4& x, const Vector& gamma, const Vector& b
 void BatchNorm2d::backward(const Tensor4& x, const Vector& gamma, const Tensor4& dy,
                            const Vector& dgamma, const Vector& dbeta, const Tensor4& dx) {
   const std::size_t channels = static_cast<std::size_t>(m_channels);
-  if (m_forward_shape.empty() || shape_of(x) != m_forward_shape)
+  if (m_count == 0.0 || shape_of(x) != m_forward_shape)
     throw std::logic_error(std::string(kBackward) + ": x is " + detail::shape_string(x, 4) +
                            " but forward has not run on a batch of that shape");
   const std::size_t n = x.extent(0);
@@ -136,12 +136,14 @@ void BatchNorm2d::backward(const Tensor4& x, const Vector& gamma, const Tensor4&
   detail::require_shape(kBackward, "dbeta", dbeta, {channels});
   detail::require_shape(kBackward, "dx", dx, {n, channels, h, w});
 
-  std::vector<double> sums = channel_gradient_sums(x, dy, m_mean, m_invstd);
+  // The first 2C of the forward's sums are reused: both are [C] sums in double.
+  std::span<double> sums(m_sums.data(), 2 * channels);
+  channel_gradient_sums(x, dy, m_mean, m_invstd, m_sums);
   for (std::size_t c = 0; c < channels; ++c) {
     dbeta(c) = static_cast<float>(sums[c]);
     dgamma(c) = static_cast<float>(sums[channels + c]);
   }
-  if (m_sync != nullptr) m_sync->all_reduce_sum(std::span<double>(sums));
+  if (m_sync != nullptr) m_sync->all_reduce_sum(sums);
 
   const double* sum = sums.data();
   const double* mean = m_mean.data();
@@ -160,7 +162,8 @@ void BatchNorm2d::backward(const Tensor4& x, const Vector& gamma, const Tensor4&
 }
 
 std::int64_t BatchNorm2d::state_bytes() const {
-  return 2 * static_cast<std::int64_t>(m_channels) * static_cast<std::int64_t>(sizeof(double));
+  const auto doubles = m_mean.size() + m_invstd.size() + m_sums.size();
+  return static_cast<std::int64_t>(doubles * sizeof(double));
 }
 
 }  // namespace scaletune::kernels

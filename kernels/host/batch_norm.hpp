@@ -1,6 +1,7 @@
 #pragma once
 // Training-mode 2-D batch normalisation, optionally synchronised over the data-parallel group.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -37,18 +38,19 @@ class BatchNorm2d {
   void backward(const Tensor4& x, const Vector& gamma, const Tensor4& dy, const Vector& dgamma,
                 const Vector& dbeta, const Tensor4& dx);
 
-  /// Bytes this object keeps between forward and backward: per-channel mean and inverse
-  /// std (2 * C doubles).
+  /// Bytes this object holds: per-channel mean, inverse std and the sums of forward and
+  /// backward ((4C + 1) doubles), all allocated at construction.
   std::int64_t state_bytes() const;
 
  private:
   int m_channels;
   core::Communicator* m_sync;
   float m_eps;
-  std::vector<double> m_mean;                // [C], of the last forward's (global) batch
-  std::vector<double> m_invstd;              // [C], 1/sqrt(var + eps)
-  double m_count = 0.0;                      // M: elements per channel in the (global) batch
-  std::vector<std::size_t> m_forward_shape;  // [N,C,H,W] of the last forward's x
+  std::vector<double> m_mean;                    // [C], of the last forward's (global) batch
+  std::vector<double> m_invstd;                  // [C], 1/sqrt(var + eps)
+  std::vector<double> m_sums;                    // [2C+1] per-channel sums, allocated once
+  double m_count = 0.0;                          // M: elements per channel; 0 before a forward
+  std::array<std::size_t, 4> m_forward_shape{};  // [N,C,H,W] of the last forward's x
 };
 
 }  // namespace scaletune::kernels

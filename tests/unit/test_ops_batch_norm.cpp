@@ -298,7 +298,7 @@ TEST(OpsBatchNorm, RejectsWrongShapesAliasingAndMissingForward) {
 }
 
 TEST(OpsBatchNorm, StateBytesCountsMeanAndInverseStd) {
-  EXPECT_EQ(BatchNorm2d(64).state_bytes(), 2 * 64 * 8);
+  EXPECT_EQ(BatchNorm2d(64).state_bytes(), (4 * 64 + 1) * 8);  // mean, invstd, 2C+1 sums
 }
 
 }  // namespace
