@@ -48,8 +48,8 @@ ConvShape shape(std::string scale, std::string name, int c, int k, int kernel, i
 
 /// ResNet-50 v1.5 convolutions (He et al. 2016, Table 1; stride on the 3x3 of the first
 /// block of stages 2-4). "224": image 224, width 1.0, batch 1: the stem, every stage-1 shape
-/// and a few shapes of each later stage. "demo": the demo job (image 32, width 0.125,
-/// per-rank batch 8): the stem and stage 1 (after the max pool, 8x8).
+/// and a few shapes of each later stage. "demo": the demo job (image 64, width 0.25,
+/// per-rank batch 16): the stem and stage 1 (after the max pool, 16x16).
 std::vector<ConvShape> resnet50_shapes() {
   return {
       shape("224", "stem_7x7s2_3-64@224", 3, 64, 7, 2, 224, 1, true),
@@ -63,10 +63,10 @@ std::vector<ConvShape> resnet50_shapes() {
       shape("224", "s3_3x3_256-256@14", 256, 256, 3, 1, 14, 1),
       shape("224", "s4_3x3_512-512@7", 512, 512, 3, 1, 7, 1),
       shape("224", "s4_1x1_512-2048@7", 512, 2048, 1, 1, 7, 1),
-      shape("demo", "stem_7x7s2_3-8@32", 3, 8, 7, 2, 32, 8, true),
-      shape("demo", "s1_1x1_8-8@8", 8, 8, 1, 1, 8, 8),
-      shape("demo", "s1_3x3_8-8@8", 8, 8, 3, 1, 8, 8),
-      shape("demo", "s1_1x1_8-32@8", 8, 32, 1, 1, 8, 8),
+      shape("demo", "stem_7x7s2_3-16@64", 3, 16, 7, 2, 64, 16, true),
+      shape("demo", "s1_1x1_16-16@16", 16, 16, 1, 1, 16, 16),
+      shape("demo", "s1_3x3_16-16@16", 16, 16, 3, 1, 16, 16),
+      shape("demo", "s1_1x1_16-64@16", 16, 64, 1, 1, 16, 16),
   };
 }
 
