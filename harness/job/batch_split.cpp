@@ -6,6 +6,17 @@
 #include <stdexcept>
 
 namespace scaletune::job {
+namespace {
+
+void check_weights(const std::vector<double>& weights) {
+  if (std::ranges::any_of(weights, [](double w) { return !(w > 0.0 && std::isfinite(w)); }))
+    throw std::invalid_argument("batch split weights must be finite and > 0");
+  if (!std::isfinite(std::accumulate(weights.begin(), weights.end(), 0.0)))
+    throw std::invalid_argument(
+        "batch split weights sum to infinity; use smaller weights (only their ratios matter)");
+}
+
+}  // namespace
 
 std::vector<int> even_split(int global_batch, int ranks) {
   if (ranks < 1 || global_batch < 1)
@@ -22,16 +33,16 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   if (n < 1 || global_batch < n)
     throw std::invalid_argument(std::to_string(global_batch) + " samples cannot give each of " +
                                 std::to_string(n) + " ranks at least one");
-  if (std::ranges::any_of(weights, [](double w) { return !(w > 0.0); }))
-    throw std::invalid_argument("batch split weights must be > 0");
+  check_weights(weights);
   const double total = std::accumulate(weights.begin(), weights.end(), 0.0);
   // Every rank first gets one sample; the rest is shared by weight, largest remainder first.
+  // Each share weight / total is in (0, 1], so exact <= rest and its floor fits an int.
   const int rest = global_batch - n;
   std::vector<int> parts(weights.size(), 1);
   std::vector<double> remainder(weights.size());
   int given = 0;
   for (std::size_t i = 0; i < weights.size(); ++i) {
-    const double exact = rest * weights[i] / total;
+    const double exact = rest * (weights[i] / total);
     const int whole = static_cast<int>(std::floor(exact));
     parts[i] += whole;
     given += whole;
@@ -42,6 +53,8 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   std::ranges::stable_sort(
       order, [&](std::size_t a, std::size_t b) { return remainder[a] > remainder[b]; });
   for (int k = 0; k < rest - given; ++k) ++parts[order[static_cast<std::size_t>(k)]];
+  if (std::accumulate(parts.begin(), parts.end(), 0LL) != global_batch)
+    throw std::logic_error("weighted_split: parts do not sum to the global batch");
   return parts;
 }
 

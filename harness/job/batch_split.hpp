@@ -11,9 +11,11 @@ namespace scaletune::job {
 /// global_batch is not a multiple of ranks or either is < 1.
 std::vector<int> even_split(int global_batch, int ranks);
 
-/// Per-rank batch proportional to `weights` ([ranks], each > 0), rounded by the largest
-/// remainder method (Hamilton) so the parts sum to global_batch; every rank gets >= 1 sample.
-/// Throws std::invalid_argument when a weight is <= 0 or global_batch < weights.size().
+/// Per-rank batch proportional to `weights` ([ranks], each finite and > 0, their sum finite),
+/// rounded by the largest remainder method (Hamilton) so the parts sum to global_batch; every
+/// rank gets >= 1 sample. Shares are computed in double as weight / sum, so weights near
+/// DBL_MAX cannot overflow. Throws std::invalid_argument when a weight is not finite or <= 0,
+/// when the weights sum to infinity, or when global_batch < weights.size().
 std::vector<int> weighted_split(int global_batch, const std::vector<double>& weights);
 
 }  // namespace scaletune::job

@@ -8,7 +8,8 @@
 namespace scaletune::job {
 
 /// Reads and validates the job file at `path` (see parse_job_text). Throws JobError naming
-/// the file when it does not exist, is a directory or cannot be read.
+/// the file when it does not exist, is a directory, a device, FIFO or socket (refused before
+/// reading), is larger than 1 MiB or cannot be read.
 JobSpec parse_job_file(const std::string& path);
 
 /// Validates the TOML `text` of a job file; `path` names it in messages and JobSpec::path.

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -62,6 +63,29 @@ TEST(BatchSplit, EvenAndWeighted) {
   EXPECT_EQ(std::accumulate(parts.begin(), parts.end(), 0), 97);
   EXPECT_THROW(job::weighted_split(2, {1, 1, 1}), std::invalid_argument);
   EXPECT_THROW(job::weighted_split(8, {1, 0}), std::invalid_argument);
+}
+
+TEST(BatchSplit, WeightsMustBeFiniteWithAFiniteSum) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(job::weighted_split(8, {1, inf}), std::invalid_argument);
+  EXPECT_THROW(job::weighted_split(8, {nan, 1}), std::invalid_argument);
+  EXPECT_THROW(job::weighted_split(8, {-1, 2}), std::invalid_argument);
+  // Each weight is finite but the sum overflows (the defect: a crash, or -2147483646 per rank).
+  EXPECT_THROW(job::weighted_split(8, {1e308, 1e308}), std::invalid_argument);
+  EXPECT_THROW(job::weighted_split(4, {1.7e308, 1.7e308}), std::invalid_argument);
+}
+
+TEST(BatchSplit, HugeAndExtremeWeightsSplitByTheirRatio) {
+  // Only ratios matter: 6e307:3e307:3e307 is 0.5:0.25:0.25, the hand-worked case above, although
+  // batch * weight alone would overflow a double.
+  EXPECT_EQ(job::weighted_split(10, {6e307, 3e307, 3e307}), (std::vector<int>{4, 3, 3}));
+  EXPECT_EQ(job::weighted_split(8, {8e307, 8e307}), (std::vector<int>{4, 4}));
+  // A ratio of 1e600 leaves the small rank its guaranteed one sample and the rest to the other.
+  EXPECT_EQ(job::weighted_split(8, {1e300, 1e-300}), (std::vector<int>{7, 1}));
+  const auto parts = job::weighted_split(1 << 30, {1e-300, 3e-300, 1e300});
+  EXPECT_EQ(std::accumulate(parts.begin(), parts.end(), 0LL), 1LL << 30);
+  EXPECT_EQ(parts, (std::vector<int>{1, 1, (1 << 30) - 2}));
 }
 
 // A communicator standing for `n` ranks that all hold the same data: the sum is n times it.

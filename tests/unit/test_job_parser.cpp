@@ -2,6 +2,8 @@
 // [workload], [sweep], [run] and [comm] tables, and the job files shipped in jobs/.
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -283,6 +285,56 @@ TEST(JobParser, AcceptsTheEdgesOfEveryRange) {
   EXPECT_EQ(parse_job_text(edited("run", "seed", "seed = 0"), kFile).run.seed, 0u);
 }
 
+TEST(JobParser, AcceptsTheUpperEdgesOfEveryRange) {
+  auto parsed = [](const std::string& table, const std::string& line) {
+    return parse_job_text(edited(table, line.substr(0, line.find(" =")), line), kFile);
+  };
+  EXPECT_EQ(parsed("workload", "image_size = 8192").workload.resnet50.image_size, 8192);
+  EXPECT_EQ(parsed("workload", "num_classes = 10000000").workload.resnet50.num_classes, 10000000);
+  EXPECT_EQ(parsed("run", "warmup = 1000000").run.warmup, 1000000);
+  EXPECT_EQ(parsed("run", "iterations = 1000000").run.iterations, 1000000);
+  EXPECT_DOUBLE_EQ(parsed("run", "timeout_s = 1e7").run.timeout_s, 1e7);
+  EXPECT_DOUBLE_EQ(parsed("comm", "bucket_mib = 0.0009765625").comm.bucket_mib, 1.0 / 1024);
+  EXPECT_DOUBLE_EQ(parsed("comm", "bucket_mib = 1048576").comm.bucket_mib, 1048576.0);
+  const JobSpec big =
+      parse_job_text(sweep_job("ranks = [1048576]\nglobal_batch = [1073741824]\n"), kFile);
+  EXPECT_EQ(big.sweep.ranks, std::vector<int>{1 << 20});
+  EXPECT_EQ(big.sweep.global_batch, std::vector<int>{1 << 30});
+}
+
+TEST(JobParser, AcceptsNamesOfFileNameCharacters) {
+  for (const std::string& name :
+       {std::string(128, 'n'), std::string("a.b_c-D9"), std::string("9lives"), std::string("x")}) {
+    SCOPED_TRACE(name);
+    const JobSpec job = parse_job_text(edited("job", "name", "name = \"" + name + "\""), kFile);
+    EXPECT_EQ(job.job.name, name);
+    EXPECT_EQ(job.job.output, "results/" + name + ".h5");
+  }
+}
+
+TEST(JobParser, AcceptsAbsoluteAndRelativeOutputPaths) {
+  for (const std::string output : {"/tmp/run.h5", "../elsewhere/run.h5", "run.h5", "a b/c.h5"}) {
+    SCOPED_TRACE(output);
+    EXPECT_EQ(
+        parse_job_text(edited("job", "output", "output = \"" + output + "\""), kFile).job.output,
+        output);
+  }
+}
+
+TEST(JobPositions, WeightsWithAnInfiniteSumAreReportedAtTheirList) {
+  // The user's reports: a segfault in plan, and per-rank batch -2147483646x2.
+  for (const std::string weights : {"[1e308, 1e308]", "[1.7e308, 1.7e308]"}) {
+    SCOPED_TRACE(weights);
+    const std::string text =
+        sweep_job("ranks = [2]\nglobal_batch = [8]\nbatch_split = [" + weights + "]\n");
+    const JobError e = error_of(text);
+    EXPECT_EQ(e.key(), "batch_split");
+    EXPECT_EQ(e.line(), 8);
+    EXPECT_EQ(e.column(), column_of_last(text, weights));
+    EXPECT_TRUE(contains(e.message(), "sum to infinity")) << e.what();
+  }
+}
+
 TEST(JobParser, ExplicitWeightsSplitWhatEvenCannot) {
   // 7 samples do not split evenly over 2 ranks, but weights [1, 1] give 4 and 3.
   const JobSpec job =
@@ -337,6 +389,86 @@ TEST(JobFiles, DirectoryIsAnErrorNamingIt) {
     EXPECT_EQ(e.file(), path);
     EXPECT_TRUE(contains(e.message(), "is a directory")) << e.what();
   }
+}
+
+/// A scratch folder of this test process, removed with its contents at destruction.
+class ScratchDir {
+ public:
+  ScratchDir()
+      : m_path(std::filesystem::temp_directory_path() /
+               ("scaletune-test-job-" + std::to_string(::getpid()))) {
+    std::filesystem::create_directories(m_path);
+  }
+  ~ScratchDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(m_path, ignored);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return (m_path / name).string(); }
+
+ private:
+  std::filesystem::path m_path;
+};
+
+JobError file_error_of(const std::string& path) {
+  try {
+    parse_job_file(path);
+  } catch (const JobError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no JobError for " << path;
+  return JobError("", -1, -1, "", "");
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+/// kValidJob followed by one comment line, `bytes` long in all.
+std::string padded_job(std::size_t bytes) {
+  return kValidJob + "#" + std::string(bytes - kValidJob.size() - 2, 'x') + "\n";
+}
+
+TEST(JobFiles, DeviceIsRefusedBeforeReading) {
+  // Reading /dev/zero never ends: it must be refused by its type.
+  const JobError e = file_error_of("/dev/zero");
+  EXPECT_EQ(e.file(), "/dev/zero");
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_TRUE(contains(e.message(), "is not a regular file")) << e.what();
+}
+
+TEST(JobFiles, FifoIsRefusedBeforeReading) {
+  // Opening a FIFO without a writer blocks forever: it must be refused by its type.
+  const ScratchDir dir;
+  const std::string path = dir.file("job.fifo");
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
+  const JobError e = file_error_of(path);
+  EXPECT_EQ(e.file(), path);
+  EXPECT_TRUE(contains(e.message(), "is not a regular file")) << e.what();
+}
+
+TEST(JobFiles, FileOverOneMebibyteIsRefused) {
+  const ScratchDir dir;
+  const std::string path = dir.file("big.toml");
+  write_file(path, padded_job((1u << 20) + 1));
+  ASSERT_EQ(std::filesystem::file_size(path), (1u << 20) + 1);
+  const JobError e = file_error_of(path);
+  EXPECT_EQ(e.file(), path);
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_EQ(e.message(), "job file is larger than 1 MiB; is it a job file?");
+}
+
+TEST(JobFiles, FileOfExactlyOneMebibyteParses) {
+  const ScratchDir dir;
+  const std::string path = dir.file("padded.toml");
+  write_file(path, padded_job(1u << 20));
+  ASSERT_EQ(std::filesystem::file_size(path), 1u << 20);
+  const JobSpec job = parse_job_file(path);
+  EXPECT_EQ(job.job.name, "t");
+  EXPECT_EQ(job.toml_text.size(), 1u << 20);
 }
 
 // ---- TOML syntax ---------------------------------------------------------------------------
@@ -500,24 +632,98 @@ INSTANTIATE_TEST_SUITE_P(
     OutOfRange, JobBadLine,
     testing::Values(
         BadLine{"job", "name = \"\"", "name", "name must not be an empty string"},
-        BadLine{"workload", "image_size = 31", "image_size", "image_size must be >= 32"},
+        BadLine{"workload", "image_size = 31", "image_size",
+                "image_size must be >= 32 and <= 8192"},
+        BadLine{"workload", "image_size = 8193", "image_size",
+                "image_size must be >= 32 and <= 8192"},
         BadLine{"workload", "image_size = 3000000000", "image_size",
-                "image_size must be <= 2147483647"},
+                "image_size must be >= 32 and <= 8192"},
         BadLine{"workload", "width = 0", "width", "width must be > 0 and <= 4"},
         BadLine{"workload", "width = 4.5", "width", "width must be > 0 and <= 4"},
         BadLine{"workload", "width = -0.5", "width", "width must be > 0 and <= 4"},
         BadLine{"workload", "width = nan", "width", "width must be > 0 and <= 4"},
-        BadLine{"workload", "num_classes = 1", "num_classes", "num_classes must be >= 2"},
-        BadLine{"sweep", "ranks = [1, -2]", "ranks", "ranks must be >= 1"},
-        BadLine{"sweep", "global_batch = [8, 0]", "global_batch", "global_batch must be >= 1"},
+        BadLine{"workload", "width = inf", "width", "width must be > 0 and <= 4"},
+        BadLine{"workload", "num_classes = 1", "num_classes",
+                "num_classes must be >= 2 and <= 10000000"},
+        BadLine{"workload", "num_classes = 10000001", "num_classes",
+                "num_classes must be >= 2 and <= 10000000"},
+        BadLine{"sweep", "ranks = [1, -2]", "ranks", "ranks must be >= 1 and <= 1048576"},
+        BadLine{"sweep", "ranks = [1, 1048577]", "ranks", "ranks must be >= 1 and <= 1048576"},
+        BadLine{"sweep", "global_batch = [8, 0]", "global_batch",
+                "global_batch must be >= 1 and <= 1073741824"},
+        BadLine{"sweep", "global_batch = [8, 1073741826]", "global_batch",
+                "global_batch must be >= 1 and <= 1073741824"},
         BadLine{"sweep", "batch_split = [[1, 0]]", "batch_split",
                 "batch_split must be > 0 and finite"},
-        BadLine{"run", "warmup = -1", "warmup", "warmup must be >= 0"},
-        BadLine{"run", "iterations = 0", "iterations", "iterations must be >= 1"},
-        BadLine{"run", "timeout_s = 0", "timeout_s", "timeout_s must be > 0 and finite"},
-        BadLine{"run", "timeout_s = inf", "timeout_s", "timeout_s must be > 0 and finite"},
-        BadLine{"run", "seed = -1", "seed", "seed must be >= 0"},
-        BadLine{"comm", "bucket_mib = 0", "bucket_mib", "bucket_mib must be > 0 and finite"}));
+        BadLine{"sweep", "batch_split = [[1, nan]]", "batch_split",
+                "batch_split must be > 0 and finite"},
+        BadLine{"sweep", "batch_split = [[1, inf]]", "batch_split",
+                "batch_split must be > 0 and finite"},
+        BadLine{"sweep", "batch_split = [\"even\", [1e308, 1e308]]", "batch_split",
+                "batch_split weights [1e+308,1e+308] sum to infinity; weights must be finite, > 0 "
+                "and have a finite sum"},
+        BadLine{"run", "warmup = -1", "warmup", "warmup must be >= 0 and <= 1000000"},
+        BadLine{"run", "warmup = 1000001", "warmup", "warmup must be >= 0 and <= 1000000"},
+        BadLine{"run", "iterations = 0", "iterations", "iterations must be >= 1 and <= 1000000"},
+        BadLine{"run", "iterations = 1000001", "iterations",
+                "iterations must be >= 1 and <= 1000000"},
+        BadLine{"run", "timeout_s = 0", "timeout_s", "timeout_s must be > 0 and <= 1e+07"},
+        BadLine{"run", "timeout_s = 10000001", "timeout_s", "timeout_s must be > 0 and <= 1e+07"},
+        BadLine{"run", "timeout_s = inf", "timeout_s", "timeout_s must be > 0 and <= 1e+07"},
+        BadLine{"run", "timeout_s = nan", "timeout_s", "timeout_s must be > 0 and <= 1e+07"},
+        BadLine{"run", "timeout_s = 9223372036854775807", "timeout_s",
+                "timeout_s must be > 0 and <= 1e+07"},
+        BadLine{"workload", "width = 9223372036854775807", "width", "width must be > 0 and <= 4"},
+        BadLine{"run", "seed = -1", "seed", "seed must be >= 0 and <= 9223372036854775807"}));
+
+// bucket_mib: 1e15 made a run hang and 1e-6 failed every configuration at run time.
+constexpr const char* kBucketRange =
+    "bucket_mib must be >= 1/1024 and <= 1048576 (MiB: from 1 KiB to 1 TiB)";
+
+INSTANTIATE_TEST_SUITE_P(
+    BucketSize, JobBadLine,
+    testing::Values(BadLine{"comm", "bucket_mib = 0", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = 1e-6", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = 0.0009765", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = 1048576.5", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = 1e15", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = 9223372036854775807", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = -25", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = nan", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = inf", "bucket_mib", kBucketRange},
+                    BadLine{"comm", "bucket_mib = -inf", "bucket_mib", kBucketRange}));
+
+// The name becomes a file name (results/<name>.h5) and appears in reports.
+constexpr const char* kNameRule =
+    "name must be 1 to 128 characters of A-Z a-z 0-9 . _ - and must not start with '.' or '-'";
+
+INSTANTIATE_TEST_SUITE_P(
+    JobName, JobBadLine,
+    testing::Values(BadLine{"job", "name = \"../../evil\"", "name", kNameRule},
+                    BadLine{"job", "name = \"a/b\"", "name", kNameRule},
+                    BadLine{"job", "name = \"a\\nb\"", "name", kNameRule},
+                    BadLine{"job", "name = \"a\\u0000b\"", "name", kNameRule},
+                    BadLine{"job", "name = \"a b\"", "name", kNameRule},
+                    BadLine{"job", "name = \"r\u00e9sum\u00e9\"", "name", kNameRule},
+                    BadLine{"job", "name = \".hidden\"", "name", kNameRule},
+                    BadLine{"job", "name = \"-rf\"", "name", kNameRule},
+                    BadLine{"job", "name = \"" + std::string(129, 'a') + "\"", "name", kNameRule},
+                    BadLine{"job", "name = \"" + std::string(300, 'a') + "\"", "name", kNameRule}));
+
+constexpr const char* kOutputSuffix = "output must be the path of a file ending in \".h5\"";
+constexpr const char* kOutputControl =
+    "output must not contain control characters such as NUL or newline";
+
+INSTANTIATE_TEST_SUITE_P(
+    JobOutput, JobBadLine,
+    testing::Values(BadLine{"job", "output = \"\"", "output", "output must not be an empty string"},
+                    BadLine{"job", "output = \"results/t.txt\"", "output", kOutputSuffix},
+                    BadLine{"job", "output = \"results/t.h5/\"", "output", kOutputSuffix},
+                    BadLine{"job", "output = \"results/\"", "output", kOutputSuffix},
+                    BadLine{"job", "output = \"results/.h5\"", "output", kOutputSuffix},
+                    BadLine{"job", "output = \"t.h5x\"", "output", kOutputSuffix},
+                    BadLine{"job", "output = \"a\\nb.h5\"", "output", kOutputControl},
+                    BadLine{"job", "output = \"a\\u0000b.h5\"", "output", kOutputControl}));
 
 INSTANTIATE_TEST_SUITE_P(
     UnknownKey, JobBadLine,

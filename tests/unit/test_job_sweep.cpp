@@ -79,6 +79,16 @@ TEST(ExpandSweep, UnevenSplitSumsToTheGlobalBatch) {
   }
 }
 
+TEST(ExpandSweep, HugeWeightsSplitByTheirRatio) {
+  // 8e307:8e307 is 1:1; batch * weight would overflow, the share weight / sum does not.
+  const JobSpec job = job_with_sweep(
+      "ranks = [2]\nglobal_batch = [8, 1073741824]\nbatch_split = [[8e307, 8e307]]\n");
+  const std::vector<Config> configs = expand_sweep(job);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].per_rank_batch, (std::vector<int>{4, 4}));
+  EXPECT_EQ(configs[1].per_rank_batch, (std::vector<int>{1 << 29, 1 << 29}));
+}
+
 TEST(ExpandSweep, IdsAreDistinctAndFitAnHdf5GroupName) {
   const JobSpec job = job_with_sweep(
       "ranks = [1, 2, 4]\nglobal_batch = [8, 16]\nbatch_split = [\"even\", [3, 1], [1, 3]]\n");

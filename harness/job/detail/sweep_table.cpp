@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -19,6 +22,8 @@ constexpr std::array<std::string_view, 4> kKeys = {"ranks", "global_batch", "bat
 constexpr std::array<std::string_view, 1> kPrecisions = {"fp32"};
 constexpr std::array<std::string_view, 2> kLaterPrecisions = {"fp16", "bf16"};
 constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
+constexpr std::int64_t kMaxRanks = std::int64_t{1} << 20;        // 1,048,576
+constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;  // 1,073,741,824 samples
 
 /// A value read from a sweep list and the node it came from (for error positions).
 template <class T>
@@ -70,10 +75,11 @@ std::vector<Located<T>> read_list(const TableReader& sweep, std::string_view key
   return values;
 }
 
-std::vector<Located<int>> read_counts(const TableReader& sweep, std::string_view key) {
+std::vector<Located<int>> read_counts(const TableReader& sweep, std::string_view key,
+                                      std::int64_t max) {
   sweep.require(key, "a list of integers >= 1, e.g. " + std::string(key) + " = [1, 2, 4]");
   return read_list<int>(sweep, key, "a list of integers", {}, [&](const toml::node& element) {
-    return static_cast<int>(sweep.as_integer(element, key, 1));
+    return static_cast<int>(sweep.as_integer(element, key, 1, max));
   });
 }
 
@@ -85,6 +91,11 @@ Split read_weights(const TableReader& sweep, const toml::array& list) {
   std::vector<std::string> words;
   for (const double weight : split.weights) words.push_back(format_number(weight));
   split.text = join(words, ",");
+  if (!std::isfinite(std::accumulate(split.weights.begin(), split.weights.end(), 0.0)))
+    sweep.fail(list, "batch_split",
+               "batch_split weights [" + split.text +
+                   "] sum to infinity; weights must be finite, > 0 and have a finite sum (only "
+                   "their ratios matter: [2, 1] splits 2:1)");
   return split;
 }
 
@@ -193,8 +204,9 @@ void check_splits(const TableReader& sweep, const SweepSpec& spec,
 
 SweepSpec read_sweep(const TableReader& sweep) {
   sweep.reject_unknown_keys(kKeys);
-  const std::vector<Located<int>> ranks = read_counts(sweep, "ranks");
-  const std::vector<Located<int>> global_batch = read_counts(sweep, "global_batch");
+  const std::vector<Located<int>> ranks = read_counts(sweep, "ranks", kMaxRanks);
+  const std::vector<Located<int>> global_batch =
+      read_counts(sweep, "global_batch", kMaxGlobalBatch);
   const std::vector<Located<Split>> splits = read_splits(sweep);
   const std::vector<Located<std::string>> precision = read_list<std::string>(
       sweep, "precision", "a list of strings", {"fp32"},

@@ -7,8 +7,9 @@ namespace scaletune::job::detail {
 
 class TableReader;
 
-/// Reads [sweep]: ranks and global_batch (required lists of integers >= 1), batch_split
-/// (default ["even"]; "even" or a list of weights > 0) and precision (default ["fp32"]). Every
+/// Reads [sweep]: ranks (required list of integers in [1, 2^20]), global_batch (required list of
+/// integers in [1, 2^30]), batch_split (default ["even"]; "even" or a list of finite weights > 0
+/// with a finite sum, checked at that list) and precision (default ["fp32"]). Every
 /// value must be a non-empty list without repeats. Then checks that every weight list's length
 /// is a ranks value, that every ranks value has a batch_split that applies, and that every
 /// global batch splits over every ranks value it meets (even_split / weighted_split).

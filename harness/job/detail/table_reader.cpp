@@ -19,6 +19,13 @@ int column_of(const toml::source_region& where) {
   return static_cast<int>(where.begin.column);
 }
 
+/// A number node's value; integers beyond 2^53 are rounded (TOML++'s value<double>() refuses
+/// them, which would leave an empty optional).
+double number_of(const toml::node& node) {
+  if (const auto* integer = node.as_integer()) return static_cast<double>(integer->get());
+  return node.as_floating_point()->get();
+}
+
 }  // namespace
 
 std::string_view type_word(const toml::node& node) {
@@ -100,6 +107,16 @@ std::optional<double> TableReader::positive_number(std::string_view key, double 
   return as_positive_number(*node, key, max);
 }
 
+std::optional<double> TableReader::number_in(std::string_view key, double min, double max,
+                                             std::string_view range) const {
+  const toml::node* node = find(key);
+  if (node == nullptr) return std::nullopt;
+  if (!node->is_number()) fail_type(*node, key, "a number");
+  const double value = number_of(*node);
+  if (value >= min && value <= max) return value;
+  fail(*node, key, std::string(key) + " must be " + std::string(range));
+}
+
 std::optional<bool> TableReader::boolean(std::string_view key) const {
   const toml::node* node = find(key);
   if (node == nullptr) return std::nullopt;
@@ -126,15 +143,15 @@ std::int64_t TableReader::as_integer(const toml::node& node, std::string_view ke
                                      std::int64_t max) const {
   if (!node.is_integer()) fail_type(node, key, "an integer");
   const std::int64_t value = node.as_integer()->get();
-  if (value < min) fail(node, key, std::string(key) + " must be >= " + std::to_string(min));
-  if (value > max) fail(node, key, std::string(key) + " must be <= " + std::to_string(max));
-  return value;
+  if (value >= min && value <= max) return value;
+  fail(node, key,
+       std::string(key) + " must be >= " + std::to_string(min) + " and <= " + std::to_string(max));
 }
 
 double TableReader::as_positive_number(const toml::node& node, std::string_view key,
                                        double max) const {
   if (!node.is_number()) fail_type(node, key, "a number");
-  const double value = node.value<double>().value();
+  const double value = number_of(node);
   if (value > 0.0 && value <= max && std::isfinite(value)) return value;
   fail(node, key,
        std::string(key) + " must be > 0 and " +

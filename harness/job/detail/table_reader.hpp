@@ -2,7 +2,6 @@
 // Typed, checked access to one table of a parsed job file. Every failure is a JobError that
 // names the file, the line and column of the offending node, the key and what was expected.
 
-#include <climits>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -41,12 +40,16 @@ class TableReader {
   void require(std::string_view key, std::string_view expected) const;
 
   /// Integer in [min, max]; nullopt when absent. Throws for other types ("float where an integer
-  /// is expected") and out of range ("warmup must be >= 0").
+  /// is expected") and out of range, stating the range ("warmup must be >= 0 and <= 1000000").
   std::optional<std::int64_t> integer(std::string_view key, std::int64_t min,
-                                      std::int64_t max = INT_MAX) const;
+                                      std::int64_t max) const;
   /// Integer or float in (0, max], finite; nullopt when absent ("width must be > 0 and <= 4").
   std::optional<double> positive_number(std::string_view key,
                                         double max = std::numeric_limits<double>::infinity()) const;
+  /// Integer or float in [min, max] (NaN and infinities are out of range); nullopt when absent.
+  /// Throws "KEY must be RANGE", e.g. with `range` "from 1/1024 (1 KiB) to 1048576 (1 TiB)".
+  std::optional<double> number_in(std::string_view key, double min, double max,
+                                  std::string_view range) const;
   /// Boolean; nullopt when absent.
   std::optional<bool> boolean(std::string_view key) const;
   /// Non-empty string; nullopt when absent.
@@ -57,7 +60,7 @@ class TableReader {
 
   /// Node-level forms of the readers above, for list elements; `key` names the list.
   std::int64_t as_integer(const toml::node& node, std::string_view key, std::int64_t min,
-                          std::int64_t max = INT_MAX) const;
+                          std::int64_t max) const;
   double as_positive_number(const toml::node& node, std::string_view key,
                             double max = std::numeric_limits<double>::infinity()) const;
   std::string as_string(const toml::node& node, std::string_view key) const;
