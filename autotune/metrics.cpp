@@ -18,9 +18,10 @@ constexpr std::size_t kMaxListedBatches = 8;
 /// Extra attributes that are not settings: the rank count. It does not separate series.
 constexpr std::array<std::string_view, 1> kNotSettings = {"ranks"};
 
+/// Every setting but the rank count and the batch split (ConfigMetrics::series).
 std::string series_of(const results::ConfigResult& c) {
-  std::string s = c.workload + ", global batch " + std::to_string(c.global_batch) + ", " +
-                  c.batch_split + ", " + c.precision;
+  std::string s =
+      c.workload + ", global batch " + std::to_string(c.global_batch) + ", " + c.precision;
   for (const auto& [key, value] : c.number_attrs)
     if (std::ranges::find(kNotSettings, key) == kNotSettings.end())
       s += ", " + key + "=" + detail::significant(value, 6);
@@ -56,6 +57,7 @@ ConfigMetrics own_metrics(const results::ConfigResult& c, const std::string& fil
                   .series = series_of(c),
                   .ranks = c.ranks,
                   .global_batch = c.global_batch,
+                  .batch_split = c.batch_split,
                   .per_rank_batch = per_rank_batch_text(c.per_rank_batch),
                   .status = c.status,
                   .error = c.error,
@@ -76,7 +78,8 @@ ConfigMetrics own_metrics(const results::ConfigResult& c, const std::string& fil
   return m;
 }
 
-/// Index of each series' baseline (ok, fewest ranks, first in order on a tie), by series.
+/// Index of each series' baseline (ok, fewest ranks whatever the batch split, first in order on
+/// a tie), by series.
 std::map<std::string, std::size_t> baselines(const std::vector<ConfigMetrics>& all) {
   std::map<std::string, std::size_t> base;
   for (std::size_t i = 0; i < all.size(); ++i) {

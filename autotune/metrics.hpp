@@ -18,12 +18,15 @@ double scaling_efficiency(double throughput_p, int ranks_p, double throughput_p0
 /// configuration whose status is not ok, and the phase shares of one without phase data.
 struct ConfigMetrics {
   std::string id;
-  /// The configuration's series: every setting but the rank count (workload, global batch,
-  /// batch split, precision, the other number and text attributes), e.g. "resnet50, global batch
-  /// 256, even, fp32, width=1".
+  /// The configuration's series: one workload at one global batch, every setting but the rank
+  /// count and the batch split (workload, global batch, precision, the other number and text
+  /// attributes), e.g. "resnet50, global batch 256, fp32, width=1". The split only says how
+  /// the same global batch is divided among the ranks, so an even and a weighted split of one
+  /// global batch belong to one series.
   std::string series;
   int ranks = 0;
   int global_batch = 0;        ///< samples per step
+  std::string batch_split;     ///< as stored: "even", "proportional", a weight list, ...
   std::string per_rank_batch;  ///< "64" when even, "96+64+32" when uneven, samples
   results::Status status = results::Status::ok;
   std::string error;               ///< empty when ok
@@ -31,14 +34,16 @@ struct ConfigMetrics {
   double throughput_per_rank = 0;  ///< samples/s per rank
   double step_time_median_s = 0;
   double step_time_p95_s = 0;
-  /// E(p) against the series baseline p0; 1 for the baseline itself.
+  /// E(p) against the series baseline p0, whatever either one's batch split; 1 for the
+  /// baseline itself.
   double scaling_efficiency = 0;
   std::string baseline_id;  ///< the series baseline; empty when not ok
   PhaseShares shares;       ///< see phase_shares()
 };
 
 /// Metrics of every configuration of `results`, in file order. The baseline of a series is its
-/// ok configuration with the fewest ranks (the first in file order on a tie).
+/// ok configuration with the fewest ranks, whatever its batch split (the first in file order
+/// on a tie).
 /// Throws std::invalid_argument naming the file and configuration when an ok configuration has
 /// ranks < 1, a throughput that is not positive, or inconsistent phase data (phase_shares()).
 std::vector<ConfigMetrics> compute_metrics(const results::ResultSet& results);

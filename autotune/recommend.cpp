@@ -1,7 +1,7 @@
 #include "autotune/recommend.hpp"
 
+#include <algorithm>
 #include <array>
-#include <map>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -12,6 +12,7 @@ namespace scaletune::autotune {
 
 namespace {
 
+using detail::counted;
 using detail::fixed;
 using detail::grouped;
 using Candidates = std::vector<const ConfigMetrics*>;
@@ -27,7 +28,7 @@ constexpr std::array kObjectives = {Objective::efficiency_floor, Objective::thro
 constexpr double kFloorSlack = 1e-12;
 
 std::string ranks_text(int ranks) {
-  return std::to_string(ranks) + (ranks == 1 ? " rank" : " ranks");
+  return counted(static_cast<std::size_t>(ranks), "rank");
 }
 
 std::string samples_per_s(double x) {
@@ -50,15 +51,12 @@ Candidates ok_configurations(std::span<const ConfigMetrics> metrics) {
   return ok;
 }
 
-/// "No configuration finished ok (3 configurations: 2 oom, 1 error); nothing to recommend."
+/// "no configuration finished ok (2 failed, 1 skipped)": failed are oom, timeout and error.
 std::string none_ok_sentence(std::span<const ConfigMetrics> metrics) {
-  std::map<std::string, int> by_status;
-  for (const ConfigMetrics& m : metrics) ++by_status[results::to_string(m.status)];
-  std::string counts;
-  for (const auto& [status, n] : by_status)
-    counts += (counts.empty() ? "" : ", ") + std::to_string(n) + " " + status;
-  return "No configuration finished ok (" + std::to_string(metrics.size()) + " configurations" +
-         (counts.empty() ? "" : ": " + counts) + "); nothing to recommend.";
+  const auto skipped = static_cast<std::size_t>(
+      std::ranges::count(metrics, results::Status::skipped, &ConfigMetrics::status));
+  return "no configuration finished ok (" + std::to_string(metrics.size() - skipped) + " failed, " +
+         std::to_string(skipped) + " skipped)";
 }
 
 Choice under_floor(const Candidates& ok, double floor) {
@@ -68,9 +66,9 @@ Choice under_floor(const Candidates& ok, double floor) {
   const ConfigMetrics* fastest = best_by(ok, &ConfigMetrics::throughput);
   Choice r;
   if (above.empty()) {
-    r.sentence = "No ok configuration reaches scaling efficiency " + fixed(floor, 2) +
+    r.sentence = "no ok configuration reaches scaling efficiency " + fixed(floor, 2) +
                  "; the fastest, " + fastest->id + ", is " + fixed(fastest->scaling_efficiency, 2) +
-                 " efficient.";
+                 " efficient";
     return r;
   }
   const ConfigMetrics* pick = best_by(above, &ConfigMetrics::throughput);
@@ -81,7 +79,7 @@ Choice under_floor(const Candidates& ok, double floor) {
       fastest->throughput > pick->throughput
           ? "; " + fastest->id + " is faster (" + samples_per_s(fastest->throughput) +
                 ") but only " + fixed(fastest->scaling_efficiency, 2) + " efficient."
-          : ", the highest throughput of the " + std::to_string(ok.size()) + " ok configurations.";
+          : ", the highest throughput of the " + counted(ok.size(), "ok configuration") + ".";
   return r;
 }
 

@@ -33,12 +33,17 @@ struct Recommendation {
   Objective objective = Objective::efficiency_floor;
   double efficiency_floor = kDefaultEfficiencyFloor;  ///< used by Objective::efficiency_floor
   std::optional<std::string> id;  ///< empty when nothing qualifies (e.g. no ok configuration)
-  std::string sentence;           ///< one sentence with the numbers behind the choice
+  /// One sentence with the numbers behind the choice. When `id` is empty it says why there is
+  /// none, in lower case and without a full stop, to follow "no recommendation: ", e.g. "no
+  /// configuration finished ok (2 failed, 1 skipped)".
+  std::string sentence;
 };
 
 /// Chooses among the ok configurations of `metrics` by `objective`. Ties go to fewer ranks,
 /// then to the earlier configuration. Efficiencies within 1e-12 below the floor count as on it.
-/// Never throws for lack of candidates: `id` is then empty and `sentence` says why.
+/// Never throws for lack of candidates: `id` is then empty and `sentence` says why. Without
+/// an ok configuration that is "no configuration finished ok (N failed, M skipped)", failed
+/// counting oom, timeout and error.
 Recommendation recommend(std::span<const ConfigMetrics> metrics, Objective objective,
                          double efficiency_floor = kDefaultEfficiencyFloor);
 

@@ -1,6 +1,10 @@
 #include "autotune/report.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -11,6 +15,7 @@ namespace scaletune::autotune {
 
 namespace {
 
+using detail::counted;
 using detail::fixed;
 using detail::grouped;
 using detail::percent;
@@ -42,29 +47,50 @@ std::string provenance_line(const results::ResultSet& rs) {
          (sys ? or_dash(sys->blas) : "-") + ".";
 }
 
-detail::TextTable config_table(std::span<const ConfigMetrics> metrics) {
-  detail::TextTable t{
-      {"id", "ranks", "global batch", "per-rank batch", "status", "throughput", "step median",
-       "step p95", "efficiency", "compute", "comm", "wait", "other"},
-      {"", "", "samples", "samples", "", "samples/s", "ms", "ms", "", "%", "%", "%", "%"},
-      {}};
+using Rows = std::vector<const ConfigMetrics*>;
+
+/// `metrics` in table order: by series (in order of first appearance), then ranks, then global
+/// batch, then id.
+Rows table_order(std::span<const ConfigMetrics> metrics) {
+  std::vector<std::string> series;
   for (const ConfigMetrics& m : metrics)
-    t.rows.push_back({m.id, std::to_string(m.ranks), std::to_string(m.global_batch),
+    if (std::ranges::find(series, m.series) == series.end()) series.push_back(m.series);
+  const auto key = [&series](const ConfigMetrics* m) {
+    return std::tuple(std::ranges::find(series, m->series) - series.begin(), m->ranks,
+                      m->global_batch, std::string_view(m->id));
+  };
+  Rows rows;
+  for (const ConfigMetrics& m : metrics) rows.push_back(&m);
+  std::ranges::sort(
+      rows, [&key](const ConfigMetrics* a, const ConfigMetrics* b) { return key(a) < key(b); });
+  return rows;
+}
+
+detail::TextTable config_table(const Rows& rows) {
+  detail::TextTable t{
+      {"id", "ranks", "global batch", "batch split", "per-rank batch", "status", "throughput",
+       "step median", "step p95", "efficiency", "compute", "comm", "wait", "other"},
+      {"", "", "samples", "", "samples", "", "samples/s", "ms", "ms", "", "%", "%", "%", "%"},
+      {}};
+  for (const ConfigMetrics* row : rows) {
+    const ConfigMetrics& m = *row;
+    t.rows.push_back({m.id, std::to_string(m.ranks), std::to_string(m.global_batch), m.batch_split,
                       m.per_rank_batch, results::to_string(m.status), grouped(m.throughput, 1),
                       fixed(m.step_time_median_s * kMsPerS, 3),
                       fixed(m.step_time_p95_s * kMsPerS, 3), fixed(m.scaling_efficiency, 3),
                       percent(m.shares.compute), percent(m.shares.communication),
                       percent(m.shares.wait), percent(m.shares.other)});
+  }
   return t;
 }
 
-/// "<prefix><id> (<ranks>): <status>: <error>" for each configuration that is not ok.
-std::string unfinished_lines(std::span<const ConfigMetrics> metrics, const std::string& prefix) {
+/// "<prefix><id> (<n> ranks): <status>: <error>" for each configuration that is not ok.
+std::string unfinished_lines(const Rows& rows, const std::string& prefix) {
   std::string lines;
-  for (const ConfigMetrics& m : metrics)
-    if (m.status != results::Status::ok)
-      lines += prefix + m.id + " (" + std::to_string(m.ranks) +
-               " ranks): " + results::to_string(m.status) + ": " + or_dash(m.error) + "\n";
+  for (const ConfigMetrics* m : rows)
+    if (m->status != results::Status::ok)
+      lines += prefix + m->id + " (" + counted(static_cast<std::size_t>(m->ranks), "rank") +
+               "): " + results::to_string(m->status) + ": " + or_dash(m->error) + "\n";
   return lines;
 }
 
@@ -114,39 +140,48 @@ std::string objective_text(const Recommendation& r) {
          fixed(r.efficiency_floor, 2) + ")";
 }
 
+/// "Recommended: `<id>`. <sentence>", or "No recommendation: <sentence>." without an id.
+std::string recommendation_paragraph(const Recommendation& r) {
+  return r.id ? "Recommended: `" + *r.id + "`. " + r.sentence
+              : "No recommendation: " + r.sentence + ".";
+}
+
 }  // namespace
 
 std::string markdown_report(const results::ResultSet& results,
                             std::span<const ConfigMetrics> metrics,
                             std::span<const SeriesFits> fits,
                             const Recommendation& recommendation) {
-  const std::string unfinished = unfinished_lines(metrics, "- ");
+  const Rows rows = table_order(metrics);
+  const std::string unfinished = unfinished_lines(rows, "- ");
   return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
-         "\n\n## Configurations\n\n" + detail::to_markdown(config_table(metrics)) +
+         "\n\n## Configurations\n\n" + detail::to_markdown(config_table(rows)) +
          "\nThroughput = global batch / median step time. Scaling efficiency E(p) = "
-         "X(p)·p0 / (p·X(p0)) against the configuration of the same series with the fewest "
-         "ranks. Compute, comm, wait: mean over iterations of the mean over ranks of the "
+         "X(p)·p0 / (p·X(p0)) against the ok configuration of the same series (workload, global "
+         "batch, precision and other settings) with the fewest ranks, whatever its batch split. "
+         "Compute, comm, wait: mean over iterations of the mean over ranks of the "
          "phase class's time, divided by that iteration's step time; other: the rest.\n"
          "\n## Configurations that did not finish\n\n" +
          (unfinished.empty() ? "None: every configuration finished ok.\n" : unfinished) +
          "\n## Scaling fits\n\n" +
          (fits.empty() ? "No series has an ok configuration.\n" : fits_section(fits)) +
          "\n## Recommendation\n\nObjective: " + objective_text(recommendation) + ".\n\n" +
-         (recommendation.id ? "Recommended: `" + *recommendation.id + "`. " : "") +
-         recommendation.sentence + "\n";
+         recommendation_paragraph(recommendation) + "\n";
 }
 
 std::string inspect_table(const results::ResultSet& results,
                           std::span<const ConfigMetrics> metrics) {
-  const std::string unfinished = unfinished_lines(metrics, "");
-  return results.path + ": " + std::to_string(metrics.size()) + " configurations\n\n" +
-         detail::to_plain(config_table(metrics)) + (unfinished.empty() ? "" : "\n" + unfinished);
+  const Rows rows = table_order(metrics);
+  const std::string unfinished = unfinished_lines(rows, "");
+  return results.path + ": " + counted(metrics.size(), "configuration") + "\n\n" +
+         detail::to_plain(config_table(rows)) + (unfinished.empty() ? "" : "\n" + unfinished);
 }
 
 std::string recommendation_text(const Recommendation& recommendation) {
-  return "objective: " + objective_text(recommendation) +
-         "\nrecommended: " + recommendation.id.value_or("none") +
-         "\nwhy: " + recommendation.sentence + "\n";
+  const std::string outcome = recommendation.id
+                                  ? *recommendation.id + "\nwhy: " + recommendation.sentence
+                                  : "none\nno recommendation: " + recommendation.sentence;
+  return "objective: " + objective_text(recommendation) + "\nrecommended: " + outcome + "\n";
 }
 
 }  // namespace scaletune::autotune

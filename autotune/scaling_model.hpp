@@ -46,6 +46,7 @@ struct FitAttempt {
 
 /// Fits Amdahl's law by least squares on throughput (residuals in samples/s). Needs >= 2
 /// distinct rank counts. Start: X1 = mean throughput at the smallest p divided by p, s = 0.05.
+/// Several points may share a rank count (configurations that differ only in batch split).
 /// Parameters stay in range by reparametrisation: X1 = e^a, s = sin²(b), with a, b free.
 /// A serial fraction (or σ, κ) whose term stays below 1e-12 of the denominator at the largest
 /// measured p is reported as exactly 0. Convergence: Eigen status other than improper input,

@@ -6,7 +6,8 @@ namespace scaletune::autotune {
 
 namespace {
 
-/// The ok configurations' (ranks, throughput) of each series, series in first-seen order.
+/// The ok configurations' (ranks, throughput) of each series, series in first-seen order; one
+/// point per configuration, so several splits give several points at one rank count.
 std::vector<std::pair<std::string, std::vector<ScalingPoint>>> points_by_series(
     std::span<const ConfigMetrics> metrics) {
   std::vector<std::pair<std::string, std::vector<ScalingPoint>>> groups;

@@ -1,5 +1,6 @@
 #pragma once
-// Scaling-law fits for each series of configurations (same settings, different rank counts).
+// Scaling-law fits for each series of configurations (one workload at one global batch:
+// the same settings at different rank counts, with any batch split).
 
 #include <span>
 #include <string>
@@ -19,6 +20,8 @@ struct SeriesFits {
 
 /// Fits Amdahl and the USL to throughput against ranks of the ok configurations of each series,
 /// series in order of first appearance; series without an ok configuration are left out.
+/// Configurations that differ only in batch split give several points at one rank count, all
+/// fitted by least squares; the laws need distinct rank counts (fit_amdahl, fit_usl).
 std::vector<SeriesFits> fit_series(std::span<const ConfigMetrics> metrics);
 
 }  // namespace scaletune::autotune

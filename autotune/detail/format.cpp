@@ -40,4 +40,8 @@ std::string significant(double x, int digits) {
   return std::isnan(x) ? kMissing : printf_double("%.*g", digits, x);
 }
 
+std::string counted(std::size_t n, std::string_view noun) {
+  return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
 }  // namespace scaletune::autotune::detail

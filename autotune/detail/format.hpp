@@ -1,7 +1,9 @@
 #pragma once
-// Number formatting shared by the recommendation sentence and the reports.
+// Number and count formatting shared by the recommendation sentence and the reports.
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace scaletune::autotune::detail {
 
@@ -18,5 +20,9 @@ std::string percent(double fraction);
 
 /// `x` with `digits` significant digits (printf %g): 0.00123456 -> "0.00123". NaN -> "-".
 std::string significant(double x, int digits = 3);
+
+/// `n` and the noun, plural (noun + "s") unless n is 1: (1, "rank") -> "1 rank",
+/// (0, "rank") -> "0 ranks", (3, "ok configuration") -> "3 ok configurations".
+std::string counted(std::size_t n, std::string_view noun);
 
 }  // namespace scaletune::autotune::detail

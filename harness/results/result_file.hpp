@@ -60,10 +60,12 @@ class ResultWriter {
 };
 
 /// Reads the whole result file `path`: provenance, /system (when present) and every
-/// configuration in increasing id order. Reading back gives exactly what was written.
+/// configuration in increasing id order. Reading back gives exactly what was written, and
+/// every configuration read passes the rules write_config applies.
 /// Throws ResultError naming the path and what was expected when the file is missing, is not
 /// HDF5, or has no schema_version 1, and naming /configs/<id> and the attribute or dataset
-/// when one is missing or has the wrong shape.
+/// when one is missing, has the wrong shape or breaks a rule of write_config (ranks < 1,
+/// per_rank_batch not `ranks` entries summing to global_batch, ...).
 ResultSet read_results(const std::string& path);
 
 }  // namespace scaletune::results

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "autotune/metrics.hpp"
+#include "autotune/recommend.hpp"
+#include "autotune/series_fits.hpp"
 #include "tests/unit/test_autotune_fixtures.hpp"
 
 namespace at = scaletune::autotune;
@@ -124,12 +126,72 @@ TEST(AutotuneMetrics, ScalingEfficiencyAgainstTheSeriesBaseline) {
   EXPECT_EQ(metrics[2].baseline_id, "a-r1");
   EXPECT_EQ(metrics[5].baseline_id, "b-r2");
   EXPECT_EQ(metrics[6].baseline_id, "c-r4");
-  EXPECT_EQ(metrics[0].series, "resnet50, global batch 256, even, fp32, image_size=224");
+  EXPECT_EQ(metrics[0].series, "resnet50, global batch 256, fp32, image_size=224");
   EXPECT_EQ(metrics[6].series,
-            "resnet50, global batch 256, even, fp32, image_size=224, sharding=row-wise");
+            "resnet50, global batch 256, fp32, image_size=224, sharding=row-wise");
   EXPECT_EQ(metrics[0].series, metrics[2].series);
   EXPECT_NE(metrics[0].series, metrics[4].series);
   EXPECT_NE(metrics[0].series, metrics[6].series);
+}
+
+// A weight list applies to one rank count. Its configuration divides the same global batch as
+// the even ones, so it belongs to their series and is measured against the even r1 baseline.
+// Phase times give step times of 96 ms on 1 rank (1,000 samples/s of global batch 96) and
+// 40 ms on 3 ranks (2,400 samples/s) for the weighted split, 32 ms (3,000 samples/s) for
+// the even one: E = 2,400·1 / (3·1,000) = 0.8 and 3,000·1 / (3·1,000) = 1.
+TEST(AutotuneMetrics, WeightedSplitIsMeasuredAgainstTheFewestRanksOfItsGlobalBatch) {
+  const auto step_of = [](double step_s) {
+    return [step_s](int, int, int p) { return p == 0 ? 0.75 * step_s : 0.25 * step_s; };
+  };
+  rs::ResultSet set;
+  set.configs = {
+      make_ok_config("r1-even", 1, 96, 3, {"fwd", "allreduce"}, step_of(0.096), 0.0),
+      make_ok_config("r3-even", 3, 96, 3, {"fwd", "allreduce"}, step_of(0.032), 0.0),
+      make_ok_config("r3-weighted", 3, 96, 3, {"fwd", "allreduce"}, step_of(0.040), 0.0)};
+  set.configs[2].batch_split = "[0.5, 0.25, 0.25]";
+  set.configs[2].per_rank_batch = {48, 24, 24};
+  const auto metrics = at::compute_metrics(set);
+  ASSERT_EQ(metrics.size(), 3u);
+  EXPECT_EQ(metrics[2].series, metrics[0].series);
+  EXPECT_EQ(metrics[2].series, "resnet50, global batch 96, fp32");
+  EXPECT_EQ(metrics[2].batch_split, "[0.5, 0.25, 0.25]");
+  EXPECT_EQ(metrics[2].per_rank_batch, "48+24+24");
+  EXPECT_EQ(metrics[2].baseline_id, "r1-even");
+  EXPECT_NEAR(metrics[2].scaling_efficiency, 0.8, 1e-12);
+  EXPECT_NEAR(metrics[1].scaling_efficiency, 1.0, 1e-12);
+  // The efficiency floor can now reject the weighted split.
+  EXPECT_EQ(at::recommend(metrics, at::Objective::efficiency_floor, 0.9).id, "r3-even");
+  // Without the even r3 the weighted one (0.8) is below the floor: the baseline is chosen.
+  set.configs.erase(set.configs.begin() + 1);
+  EXPECT_EQ(at::recommend(at::compute_metrics(set), at::Objective::efficiency_floor, 0.9).id,
+            "r1-even");
+}
+
+// Configurations that differ only in split form one series; its fit takes every point, two at
+// 3 ranks. Amdahl through (1, 1,000), (3, 2,400), (3, 3,000): least squares meets the first
+// point and the mean 2,700 at p = 3 exactly (two free parameters, two rank counts), so
+// X1 = 1,000 samples/s and 3·1,000 / (1 + 2s) = 2,700 gives s = 1/18.
+TEST(AutotuneMetrics, SeriesFitsTakeSeveralSplitsAtOneRankCount) {
+  std::vector<at::ConfigMetrics> metrics(3);
+  const int ranks[] = {1, 3, 3};
+  const double throughput[] = {1000.0, 2400.0, 3000.0};
+  const char* split[] = {"even", "[0.5, 0.25, 0.25]", "even"};
+  for (std::size_t k = 0; k < metrics.size(); ++k) {
+    metrics[k].id = "c" + std::to_string(k);
+    metrics[k].series = "resnet50, global batch 96, fp32";
+    metrics[k].batch_split = split[k];
+    metrics[k].ranks = ranks[k];
+    metrics[k].throughput = throughput[k];
+  }
+  const auto fits = at::fit_series(metrics);
+  ASSERT_EQ(fits.size(), 1u);
+  EXPECT_EQ(fits[0].max_ranks, 3);
+  const at::FitAttempt& amdahl = fits[0].attempts[0];
+  ASSERT_TRUE(amdahl.fit.has_value()) << amdahl.reason;
+  EXPECT_EQ(amdahl.fit->points, 3);
+  EXPECT_NEAR(amdahl.fit->param("X1"), 1000.0, 1e-6);
+  EXPECT_NEAR(amdahl.fit->param("s"), 1.0 / 18.0, 1e-9);
+  EXPECT_NEAR(amdahl.fit->rmse, std::sqrt(2.0 * 300.0 * 300.0 / 3.0), 1e-6);
 }
 
 TEST(AutotuneMetrics, PhaseSharesMatchANaiveLoopAndAddUpToOne) {

@@ -68,8 +68,14 @@ TEST(AutotuneRecommend, EfficiencyFloorFollowsTheGivenFloor) {
       << low.sentence;
   const at::Recommendation none = at::recommend(kSweep, Objective::efficiency_floor, 1.5);
   EXPECT_FALSE(none.id.has_value());
-  EXPECT_TRUE(matches(none.sentence, "No ok configuration reaches scaling efficiency 1\\.50"))
-      << none.sentence;
+  EXPECT_EQ(none.sentence,
+            "no ok configuration reaches scaling efficiency 1.50; the fastest, r16, is 0.50 "
+            "efficient");
+  // One ok configuration: the count is singular.
+  const std::vector<at::ConfigMetrics> single = {ok("r1", 1, 1000)};
+  EXPECT_EQ(at::recommend(single, Objective::efficiency_floor).sentence,
+            "r1 gives 1,000 samples/s at scaling efficiency 1.00 (>= 0.70), the highest "
+            "throughput of the 1 ok configuration.");
 }
 
 TEST(AutotuneRecommend, ThroughputPicksTheFastest) {
@@ -96,17 +102,19 @@ TEST(AutotuneRecommend, EfficiencyPicksTheHighestThroughputPerRankAndFewerRanksO
 }
 
 TEST(AutotuneRecommend, NoOkConfigurationGivesAMessageNotACrash) {
-  const std::vector<at::ConfigMetrics> all_failed = {failed("r8", 8, rs::Status::oom),
-                                                     failed("r16", 16, rs::Status::oom),
-                                                     failed("r32", 32, rs::Status::error)};
+  // Failed: oom, timeout and error; skipped ones are counted apart.
+  const std::vector<at::ConfigMetrics> none_ok = {
+      failed("r8", 8, rs::Status::oom), failed("r16", 16, rs::Status::timeout),
+      failed("r32", 32, rs::Status::error), failed("r64", 64, rs::Status::skipped)};
   for (Objective o : {Objective::efficiency_floor, Objective::throughput, Objective::efficiency}) {
-    const at::Recommendation r = at::recommend(all_failed, o);
+    const at::Recommendation r = at::recommend(none_ok, o);
     EXPECT_FALSE(r.id.has_value());
-    EXPECT_EQ(r.sentence,
-              "No configuration finished ok (3 configurations: 1 error, 2 oom); nothing to "
-              "recommend.");
+    EXPECT_EQ(r.sentence, "no configuration finished ok (3 failed, 1 skipped)");
   }
-  EXPECT_FALSE(at::recommend(std::vector<at::ConfigMetrics>{}, Objective::throughput).id);
+  const at::Recommendation empty =
+      at::recommend(std::vector<at::ConfigMetrics>{}, Objective::throughput);
+  EXPECT_FALSE(empty.id);
+  EXPECT_EQ(empty.sentence, "no configuration finished ok (0 failed, 0 skipped)");
 }
 
 TEST(AutotuneRecommend, ObjectiveNamesRoundTripAndUnknownNamesListTheValidOnes) {

@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "autotune/autotune.hpp"
 #include "tests/unit/test_autotune_fixtures.hpp"
@@ -72,6 +73,18 @@ const std::string kSentence =
     "a-r2 gives 3,657 samples/s at scaling efficiency 0.71 \\(>= 0.70\\); a-r4 is faster "
     "\\(4,267 samples/s\\) but only 0.42 efficient\\.";
 
+/// Ids of the configuration rows of a Markdown ("| id | 4 |") or plain ("id   4   ") table, in
+/// order.
+std::vector<std::string> row_ids(const std::string& text) {
+  const std::regex row("^(?:\\| )?([a-z0-9-]+)(?: \\|)?\\s+[0-9]+ ");
+  std::vector<std::string> ids;
+  std::istringstream lines(text);
+  std::smatch m;
+  for (std::string line; std::getline(lines, line);)
+    if (std::regex_search(line, m, row)) ids.push_back(m[1]);
+  return ids;
+}
+
 }  // namespace
 
 TEST(AutotuneReport, MarkdownHasTitleProvenanceAndConfigurationRows) {
@@ -82,19 +95,23 @@ TEST(AutotuneReport, MarkdownHasTitleProvenanceAndConfigurationRows) {
                       "created 2026-11-30T03:00:00Z, world size 8, BLAS OpenBLAS 0\\.3\\.21 "
                       "\\(Haswell\\)"))
       << md;
-  EXPECT_TRUE(matches(md,
-                      "\\| id \\| ranks \\| global batch \\(samples\\) \\| .*\\| throughput "
-                      "\\(samples/s\\) \\| step median \\(ms\\) \\| step p95 \\(ms\\) \\|"))
+  EXPECT_TRUE(matches(
+      md,
+      "\\| id \\| ranks \\| global batch \\(samples\\) \\| batch split \\| .*\\| throughput "
+      "\\(samples/s\\) \\| step median \\(ms\\) \\| step p95 \\(ms\\) \\|"))
       << md;
-  EXPECT_TRUE(matches(md,
-                      "\n\\| a-r1 \\| 1 \\| 256 \\| 256 \\| ok \\| 2,560\\.0 \\| 100\\.000 \\| "
-                      "100\\.000 \\| 1\\.000 \\| 80\\.0 \\| 10\\.0 \\| 0\\.0 \\| 10\\.0 \\|\n"))
+  EXPECT_TRUE(
+      matches(md,
+              "\n\\| a-r1 \\| 1 \\| 256 \\| even \\| 256 \\| ok \\| 2,560\\.0 \\| 100\\.000 \\| "
+              "100\\.000 \\| 1\\.000 \\| 80\\.0 \\| 10\\.0 \\| 0\\.0 \\| 10\\.0 \\|\n"))
       << md;
-  EXPECT_TRUE(matches(md,
-                      "\n\\| a-r2 \\| 2 \\| 256 \\| 128 \\| ok \\| 3,657\\.1 \\| 70\\.000 \\| "
-                      "70\\.000 \\| 0\\.714 \\| 57\\.1 \\| 28\\.6 \\| 0\\.0 \\| 14\\.3 \\|\n"))
+  EXPECT_TRUE(
+      matches(md,
+              "\n\\| a-r2 \\| 2 \\| 256 \\| even \\| 128 \\| ok \\| 3,657\\.1 \\| 70\\.000 \\| "
+              "70\\.000 \\| 0\\.714 \\| 57\\.1 \\| 28\\.6 \\| 0\\.0 \\| 14\\.3 \\|\n"))
       << md;
-  EXPECT_TRUE(matches(md, "\n\\| a-r16 \\| 16 \\| 256 \\| 16 \\| oom \\| - \\| - \\| - \\| - \\|"))
+  EXPECT_TRUE(
+      matches(md, "\n\\| a-r16 \\| 16 \\| 256 \\| even \\| 16 \\| oom \\| - \\| - \\| - \\| - \\|"))
       << md;
 }
 
@@ -105,7 +122,7 @@ TEST(AutotuneReport, MarkdownListsFailuresFitsAndTheRecommendation) {
                       "- a-r16 \\(16 ranks\\): oom: out of memory on rank 3\n"))
       << md;
   // Series a has 4 rank counts: both laws fit; predictions at p = 2·8 = 16.
-  const std::string series = "resnet50, global batch 256, even, fp32";
+  const std::string series = "resnet50, global batch 256, fp32";
   EXPECT_TRUE(matches(md, "\\| " + series +
                               " \\| amdahl \\| X1 = [0-9,.]+ samples/s, s = [0-9.e-]+ "
                               "\\| [0-9,.]+ \\| [0-9.]+ \\| 4 \\| 16 \\| [0-9,.]+ \\|"))
@@ -115,7 +132,7 @@ TEST(AutotuneReport, MarkdownListsFailuresFitsAndTheRecommendation) {
                               "[0-9.e-]+, kappa = [0-9.e-]+, (peak at p\\* = [0-9,.]+|no peak)"))
       << md;
   EXPECT_TRUE(matches(md,
-                      "- usl, resnet50, global batch 64, even, fp32: no fit \\(needs >= 3 "
+                      "- usl, resnet50, global batch 64, fp32: no fit \\(needs >= 3 "
                       "distinct rank counts, got 1\\)"))
       << md;
   EXPECT_TRUE(matches(md,
@@ -141,9 +158,10 @@ TEST(AutotuneReport, InspectTableHasAUnitsRowAndAlignedRows) {
   EXPECT_TRUE(
       matches(table, "\n\\s+samples\\s+samples\\s+samples/s\\s+ms\\s+ms\\s+%\\s+%\\s+%\\s+%\n"))
       << table;
-  EXPECT_TRUE(matches(table,
-                      "\na-r2\\s+2\\s+256\\s+128\\s+ok\\s+3,657\\.1\\s+70\\.000\\s+70\\.000\\s+"
-                      "0\\.714\\s+57\\.1\\s+28\\.6\\s+0\\.0\\s+14\\.3\n"))
+  EXPECT_TRUE(
+      matches(table,
+              "\na-r2\\s+2\\s+256\\s+even\\s+128\\s+ok\\s+3,657\\.1\\s+70\\.000\\s+70\\.000\\s+"
+              "0\\.714\\s+57\\.1\\s+28\\.6\\s+0\\.0\\s+14\\.3\n"))
       << table;
   EXPECT_TRUE(matches(table, "\na-r16 \\(16 ranks\\): oom: out of memory on rank 3\n$")) << table;
   // Header, units, rule and the six rows are padded to one width.
@@ -163,7 +181,47 @@ TEST(AutotuneReport, RecommendationTextNamesObjectiveChoiceAndReason) {
                       "efficiency >= 0\\.70\\)\nrecommended: a-r2\nwhy: " +
                           kSentence + "\n$"))
       << text;
+}
+
+TEST(AutotuneReport, NothingFinishedOkSaysSoWithCountsAndSingularNouns) {
   rs::ResultSet set = sweep();
-  set.configs = {set.configs[4]};
-  EXPECT_TRUE(matches(run(set).text, "\nrecommended: none\nwhy: No configuration finished ok"));
+  set.configs = {at::testing::make_failed_config("a-r1", 1, 256, rs::Status::error, "bad input"),
+                 at::testing::make_failed_config("a-r2", 2, 256, rs::Status::skipped,
+                                                 "needs 2 ranks, the launch has 1")};
+  const Outputs out = run(set);
+  EXPECT_TRUE(matches(out.text,
+                      "\nrecommended: none\nno recommendation: no configuration finished ok "
+                      "\\(1 failed, 1 skipped\\)\n$"))
+      << out.text;
+  EXPECT_TRUE(matches(out.markdown,
+                      "\n\nNo recommendation: no configuration finished ok \\(1 failed, 1 "
+                      "skipped\\)\\.\n$"))
+      << out.markdown;
+  EXPECT_TRUE(matches(out.inspect, "\na-r1 \\(1 rank\\): error: bad input\n")) << out.inspect;
+  EXPECT_TRUE(matches(out.markdown, "\n- a-r2 \\(2 ranks\\): skipped: ")) << out.markdown;
+  set.configs.pop_back();
+  EXPECT_TRUE(matches(run(set).inspect, "^results/resnet50-scaling\\.h5: 1 configuration\n"));
+}
+
+// Stored in id order (as the reader returns them): series b first, then a; a-r2-weighted
+// divides a's global batch unevenly on 2 ranks, so it shares a-r2's place and follows it by id.
+TEST(AutotuneReport, RowsGoBySeriesThenRanksThenGlobalBatchThenId) {
+  rs::ResultSet set = sweep();
+  rs::ConfigResult weighted = series_a(2);
+  weighted.id = "a-r2-weighted";
+  weighted.batch_split = "[0.75, 0.25]";
+  weighted.per_rank_batch = {192, 64};
+  set.configs = {config("b", 2, 64), set.configs[4], set.configs[0], weighted,
+                 set.configs[3],     set.configs[1], set.configs[2]};
+  ASSERT_EQ(set.configs[1].id, "a-r16");
+  const std::vector<std::string> want = {"b-r2", "a-r1", "a-r2", "a-r2-weighted",
+                                         "a-r4", "a-r8", "a-r16"};
+  const Outputs out = run(set);
+  EXPECT_EQ(row_ids(out.inspect), want) << out.inspect;
+  EXPECT_EQ(row_ids(out.markdown.substr(0, out.markdown.find("## Scaling fits"))), want)
+      << out.markdown;
+  EXPECT_TRUE(matches(out.markdown,
+                      "\n\\| a-r2-weighted \\| 2 \\| 256 \\| \\[0\\.75, 0\\.25\\] "
+                      "\\| 192\\+64 \\| ok "))
+      << out.markdown;
 }

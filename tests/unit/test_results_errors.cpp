@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "harness/results/result_file.hpp"
 #include "tests/unit/test_results_data.hpp"
@@ -42,6 +43,23 @@ std::string write_ok_file(const test::TempDir& dir) {
 /// The configuration group of the sample ok configuration in file `file`.
 test::Id ok_group(hid_t file) {
   return test::open_object(file, "/configs/" + test::ok_config().id);
+}
+
+/// Replaces attribute `name` of `obj` by a scalar int32 `value`, as another program might.
+void replace_int_attribute(hid_t obj, const std::string& name, int value) {
+  ASSERT_GE(H5Adelete(obj, name.c_str()), 0);
+  test::put_int_attribute(obj, name, value);
+}
+
+/// Replaces attribute `name` of `obj` by an int32 vector of `values`.
+void replace_int_array_attribute(hid_t obj, const std::string& name,
+                                 const std::vector<int>& values) {
+  ASSERT_GE(H5Adelete(obj, name.c_str()), 0);
+  const hsize_t n = values.size();
+  const test::Id space{H5Screate_simple(1, &n, nullptr), H5Sclose};
+  const test::Id attr{H5Acreate2(obj, name.c_str(), H5T_STD_I32LE, space, H5P_DEFAULT, H5P_DEFAULT),
+                      H5Aclose};
+  ASSERT_GE(H5Awrite(attr, H5T_NATIVE_INT, values.data()), 0);
 }
 
 TEST(ResultFileErrors, MissingFileNamesThePathAndTheExpectedFile) {
@@ -152,6 +170,51 @@ TEST(ResultFileErrors, UnknownStatusIsNamed) {
   const std::string message = error_of([&] { read_results(path); });
   EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id + " attribute status"));
   EXPECT_TRUE(contains(message, "'finished' is not one of ok, oom, timeout, error, skipped"));
+}
+
+// The reader applies the writer's rules (UnstorableConfig below) to every configuration it
+// reads: a file another program wrote, or one edited afterwards, fails naming the file, the
+// configuration and what was expected. The sample ok configuration has 3 ranks, per_rank_batch
+// 48+24+24 and global batch 96.
+TEST(ResultFileErrors, ReadRejectsPerRankBatchOfAnotherLengthThanRanks) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    replace_int_attribute(ok_group(file), "ranks", 2);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": /configs/" + test::ok_config().id + ": "));
+  EXPECT_TRUE(contains(message, "per_rank_batch has 3 entries; expected one per rank (2)"));
+}
+
+TEST(ResultFileErrors, ReadRejectsRanksBelowOneBeforeAnyShape) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    replace_int_attribute(ok_group(file), "ranks", -2);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": /configs/" + test::ok_config().id + ": "));
+  EXPECT_TRUE(contains(message, "ranks is -2; expected >= 1"));
+  EXPECT_FALSE(contains(message, "18446744073709551614"));  // -2 as an unsigned dimension
+}
+
+TEST(ResultFileErrors, ReadRejectsPerRankBatchThatDoesNotSumToTheGlobalBatch) {
+  const test::TempDir dir;
+  const std::string path = dir.file("timeout.h5");
+  const ConfigResult timeout = test::timeout_config();  // 24+24+24+24 = 96, no datasets
+  ResultWriter::create(path, test::sample_provenance(), test::sample_system())
+      .write_config(timeout);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    replace_int_array_attribute(test::open_object(file, "/configs/" + timeout.id), "per_rank_batch",
+                                {24, 24, 24, 20});
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": /configs/" + timeout.id + ": "));
+  EXPECT_TRUE(contains(message, "per_rank_batch sums to 92; expected global_batch 96"));
 }
 
 TEST(ResultFileErrors, ACallThatFailsIsNamedWithThePath) {

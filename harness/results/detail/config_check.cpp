@@ -62,12 +62,16 @@ void check_extra_names(const ConfigResult& config, const H5Where& at) {
 
 }  // namespace
 
-void check_storable(const ConfigResult& config, const H5Where& configs) {
+void check_attributes(const ConfigResult& config, const H5Where& configs) {
   check_id(config, configs);
   const H5Where at = configs.child(config.id);
   check_batch(config, at);
-  check_per_iteration(config, at);
   check_extra_names(config, at);
+}
+
+void check_storable(const ConfigResult& config, const H5Where& configs) {
+  check_attributes(config, configs);
+  check_per_iteration(config, configs.child(config.id));
 }
 
 }  // namespace scaletune::results::detail

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "harness/results/detail/config_check.hpp"
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
@@ -162,6 +163,7 @@ ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::s
   ConfigResult config;
   config.id = id;
   read_attributes(group.id(), at, config);
+  check_attributes(config, where);
   if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
   return config;
 }

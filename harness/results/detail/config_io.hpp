@@ -30,9 +30,12 @@ Status read_config_status(hid_t group, const H5Where& at);
 void write_config_group(hid_t configs, const H5Where& where, const ConfigResult& config);
 
 /// Reads group `id` of `configs`. Every fixed attribute is required; attributes with other
-/// names become number_attrs (numbers) or text_attrs (strings). The datasets are read when
-/// step_time is present. Throws ResultError naming /configs/<id> and the missing attribute or
-/// dataset, or the dataset whose shape does not match [ranks, iterations, phases].
+/// names become number_attrs (numbers) or text_attrs (strings). The attributes must then pass
+/// the writer's rules (check_attributes in config_check.hpp: ranks >= 1, per_rank_batch of
+/// `ranks` entries summing to global_batch, ...), before any shape is computed from them. The
+/// datasets are read when step_time is present. Throws ResultError naming /configs/<id> and
+/// the missing attribute or dataset, the attribute that breaks a rule and what was expected,
+/// or the dataset whose shape does not match [ranks, iterations, phases].
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id);
 
 }  // namespace scaletune::results::detail
