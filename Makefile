@@ -7,18 +7,24 @@ MPIRUN     ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --over
 DEMO_JOB   := jobs/resnet50-cpu.toml
 DEMO_OUT   := results/resnet50-cpu.h5
 
-.PHONY: all deps build demo test bench format clean
+.PHONY: all deps configure build demo test bench format clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) $(CMAKE_ARGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The demo builds only the executable; it replaces its own previous result file (scaletune
+# itself never overwrites one).
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target scaletune
+	rm -f $(DEMO_OUT)
 	$(MPIRUN) -np 2 $(BUILD)/scaletune run $(DEMO_JOB) --out $(DEMO_OUT)
 	$(BUILD)/scaletune autotune $(DEMO_OUT) --report results/resnet50-cpu.md
 
@@ -26,7 +32,7 @@ test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 bench: build
-	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv
+	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv --benchmark_repetitions=5
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu')

@@ -26,11 +26,11 @@ Args parse_args(int argc, char** argv, int first, const std::string& command,
     } else if (flags.contains(a)) {
       args.flags.insert(a);
     } else if (valued.contains(a)) {
-      if (i + 1 >= argc) throw UsageError("scaletune " + command + ": " + a + " needs a value");
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
       args.options[a] = argv[++i];
     } else {
-      throw UsageError("scaletune " + command + ": unknown option '" + a +
-                       "' (valid: " + known_options(valued, flags) + ")");
+      throw UsageError("unknown option '" + a + "' for " + command +
+                       " (valid: " + known_options(valued, flags) + ")");
     }
   }
   return args;

@@ -12,14 +12,17 @@
 namespace scaletune::cli {
 
 namespace {
+constexpr long kMaxWorld = 1 << 20;  // the job files' largest rank count
+
 int parse_world(const std::string& text) {
   try {
     std::size_t used = 0;
-    const int n = std::stoi(text, &used);
-    if (used == text.size() && n >= 1) return n;
+    const long n = std::stol(text, &used);
+    if (used == text.size() && n >= 1 && n <= kMaxWorld) return static_cast<int>(n);
   } catch (const std::exception&) {
   }
-  throw UsageError("--world takes a rank count >= 1, got '" + text + "'");
+  throw UsageError("--world takes a rank count from 1 to " + std::to_string(kMaxWorld) + ", got '" +
+                   text + "'");
 }
 }  // namespace
 

@@ -89,7 +89,9 @@ int run_command(int argc, char** argv) {
   int rank = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   kernels::set_blas_threads(1);  // one rank stands for one device (one core)
-  const Kokkos::ScopeGuard kokkos(argc, argv);
+  // Kokkos reads its settings from KOKKOS_* variables, not from argv, so it never consumes or
+  // answers the command line's options.
+  const Kokkos::ScopeGuard kokkos;
   try {
     const Args args = parse_args(argc, argv, 2, "run", {"--out"}, {"--resume"});
     expect_positionals(args, 1, 1, kUsage);

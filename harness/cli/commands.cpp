@@ -44,14 +44,24 @@ const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
 
 int main(int argc, char** argv) {
   const std::string first = argc >= 2 ? argv[1] : "";
-  if (first == "--help" || first == "-h" || first == "help") {
+  const bool alone = argc == 2;
+  if (alone && (first == "--help" || first == "-h" || first == "help")) {
     std::cout << kHelp;
     return kOk;
   }
-  if (first == "--version") {
+  if (argc >= 3 && (std::string(argv[2]) == "--help" || std::string(argv[2]) == "-h") &&
+      subcommands().contains(first)) {
+    std::cout << kHelp;
+    return kOk;
+  }
+  if (alone && first == "--version") {
     std::cout << "scaletune " << scaletune_version() << " (git " << git_sha() << ", "
               << build_type() << ")\n";
     return kOk;
+  }
+  if (first == "--help" || first == "--version") {
+    std::cerr << "scaletune: " << first << " takes no arguments\n";
+    return kBadInput;
   }
   const auto it = subcommands().find(first);
   if (it == subcommands().end()) {

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <new>
 #include <numeric>
 #include <vector>
 
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "harness/mpi/failure.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/status_agreement.hpp"
@@ -32,15 +32,14 @@ struct Outcome {
   }
 };
 
-// Runs `fn`, turning exceptions into the outcome (bad_alloc is oom).
+// Runs `fn`, turning exceptions into the outcome (out of memory is oom).
 template <typename Fn>
 void guarded(Outcome& out, Fn&& fn) {
   try {
     fn();
-  } catch (const std::bad_alloc& e) {
-    out.fail(Status::oom, std::string("out of memory: ") + e.what());
   } catch (const std::exception& e) {
-    out.fail(Status::error, e.what());
+    const Status status = classify_failure(e);
+    out.fail(status, (status == Status::oom ? "out of memory: " : "") + one_line(e.what()));
   }
 }
 

@@ -1,7 +1,11 @@
 #include "sweep_runner.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
+#include <filesystem>
+#include <iostream>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -12,6 +16,7 @@
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/mpi/sub_communicator.hpp"
 #include "harness/mpi/system_info.hpp"
+#include "harness/mpi/watchdog.hpp"
 #include "harness/results/result_file.hpp"
 
 namespace scaletune::mpi {
@@ -66,6 +71,70 @@ results::ConfigResult skipped(const job::Config& config, int world_size) {
   return r;
 }
 
+// Results already written are never lost: without --resume an existing file is left alone,
+// and --resume continues only a file written by the same job file.
+void check_output(const SweepOptions& options, const job::JobSpec& job) {
+  const std::string& path = options.out_path;
+  if (path.empty()) throw OutputError("the result file path is empty; give --out FILE.h5");
+  if (!std::filesystem::exists(path)) return;
+  if (!options.resume)
+    throw OutputError(path + " exists; pass --resume to continue it, or choose another --out " +
+                      "(scaletune never overwrites results)");
+  const std::string stored = results::read_results(path).provenance.job_toml;
+  if (stored != job.toml_text)
+    throw OutputError(path + " holds results of a different job file (its stored job_toml " +
+                      "differs from " + job.path + "); resume with the same job file, or " +
+                      "choose another --out");
+}
+
+// Called by the watchdog when a configuration outlives its hard limit (a rank stuck inside an
+// iteration): rank 0 records it as timeout, then the launch is aborted. Rank 0's limit is the
+// earliest, so it records before any other rank aborts.
+[[noreturn]] void abort_stuck(const job::Config& config, double timeout_s,
+                              std::optional<results::ResultWriter>& writer, bool recorded,
+                              MPI_Comm world) {
+  const std::string why = "still running " + std::to_string(hard_limit_s(timeout_s)) +
+                          " s after it started (1.25 x run.timeout_s + 10 s): a rank is stuck "
+                          "inside an iteration or a collective; the launch was aborted";
+  if (writer && !recorded) {
+    results::ConfigResult r = describe(config);
+    r.status = Status::timeout;
+    r.error = why;
+    try {
+      writer->write_config(r);
+    } catch (const std::exception& e) {
+      std::cerr << "scaletune run: could not record the timeout: " << e.what() << std::endl;
+    }
+  }
+  std::cerr << "scaletune run: configuration " << config.id << " " << why << std::endl;
+  MPI_Abort(world, 1);
+  std::_Exit(1);
+}
+
+// Runs a configuration that fits the launch under a watchdog and records it on rank 0; returns
+// its status, the same on every rank. Collective over `world`.
+Status run_and_record(const job::JobSpec& job, const job::Config& config,
+                      std::optional<results::ResultWriter>& writer, MPI_Comm world,
+                      results::ConfigResult& result) {
+  const int rank = rank_of(world);
+  std::atomic<bool> recorded = false;
+  const Watchdog watchdog(hard_limit_s(job.run.timeout_s) + (rank == 0 ? 0.0 : 5.0), [&] {
+    abort_stuck(config, job.run.timeout_s, writer, recorded.load(), world);
+  });
+  {
+    const SubCommunicator sub(world, config.ranks);
+    if (sub.member()) result = run_config(job, config, sub.get());
+  }
+  // Ranks outside the configuration wait in this collective.
+  on_root(world, [&] {
+    writer->write_config(result);
+    recorded = true;
+  });
+  int status = static_cast<int>(result.status);
+  SCALETUNE_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, world));
+  return static_cast<Status>(status);
+}
+
 void count(SweepSummary& s, Status status) {
   ++s.ran;
   if (status == Status::ok) ++s.ok;
@@ -95,6 +164,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   std::optional<results::ResultWriter> writer;
   std::set<std::string> ok_ids;
   on_root<OutputError>(world, [&] {
+    check_output(options, job);
     writer = options.resume
                  ? results::ResultWriter::open_for_resume(options.out_path, provenance, system)
                  : results::ResultWriter::create(options.out_path, provenance, system);
@@ -124,17 +194,12 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
     results::ConfigResult result;
     if (config.ranks > world_size) {
       result = skipped(config, world_size);
+      on_root(world, [&] { writer->write_config(result); });
       ++summary.skipped;
     } else {
-      const SubCommunicator sub(world, config.ranks);
-      if (sub.member()) result = run_config(job, config, sub.get());
-      SCALETUNE_MPI_CHECK(MPI_Barrier(world));  // ranks outside the configuration wait here
-      int status = static_cast<int>(result.status);
-      SCALETUNE_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, world));
-      count(summary, static_cast<Status>(status));
+      count(summary, run_and_record(job, config, writer, world, result));
       --runnable_left;
     }
-    on_root(world, [&] { writer->write_config(result); });
     if (rank == 0) {
       const double per_config = summary.ran > 0 ? elapsed_s() / summary.ran : 0.0;
       progress << progress_line(k + 1, total, result, elapsed_s(), per_config * runnable_left)

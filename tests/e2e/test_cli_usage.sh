@@ -16,7 +16,13 @@ check_usage() {  # check_usage REGEX CMD...
 check_usage "unknown command 'frobnicate'" "$SCALETUNE" frobnicate
 check_usage "no command given" "$SCALETUNE"
 check_usage "usage: scaletune plan" "$SCALETUNE" plan
-check_usage "unknown option '--bogus'" "$SCALETUNE" plan x.toml --bogus
+check_usage "^scaletune plan: unknown option '--bogus' for plan" "$SCALETUNE" plan x.toml --bogus
+check_usage "^scaletune plan: --world needs a value" "$SCALETUNE" plan x.toml --world
+check_usage "rank count from 1 to" "$SCALETUNE" plan x.toml --world 99999999999
+check_usage "--version takes no arguments" "$SCALETUNE" --version extra
+run_status "$SCALETUNE" run --help
+[ "$status" -eq 0 ] || fail "run --help exited $status"
+expect_match "$out" "scaletune run JOB.toml" "run --help"
 check_usage "--world takes a rank count" "$SCALETUNE" plan "$SOURCE_DIR/jobs/resnet50-cpu.toml" --world zero
 check_usage "missing.toml" "$SCALETUNE" plan missing.toml
 check_usage "missing.h5" "$SCALETUNE" inspect missing.h5

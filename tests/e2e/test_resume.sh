@@ -31,4 +31,14 @@ f = h5py.File("sweep.h5", "r")
 s = [g.attrs["status"] for g in f["configs"].values()]
 assert len(s) == 6 and all(x == "ok" for x in s), s
 ' || fail "resumed file does not hold 6 ok configurations"
+# Results already written are never lost: no overwrite without --resume, and no resuming a
+# file with another job file.
+run_status $MPIEXEC -n 1 "$SCALETUNE" run sweep.toml
+[ "$status" -eq 2 ] || fail "a second run without --resume exited $status: $out"
+expect_match "$out" "sweep.h5 exists; pass --resume" "refusal to overwrite"
+sed 's/warmup = 1/warmup = 2/' sweep.toml >other.toml
+run_status $MPIEXEC -n 1 "$SCALETUNE" run other.toml --out sweep.h5 --resume
+[ "$status" -eq 2 ] || fail "resuming with another job file exited $status: $out"
+expect_match "$out" "different job file" "refusal to mix jobs"
+check_layout sweep.h5
 echo "resume ok (killed run kept $kept)"

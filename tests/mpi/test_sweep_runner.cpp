@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
 #include <chrono>
 #include <filesystem>
 #include <new>
@@ -63,6 +64,13 @@ const bool kRegistered = [] {
       "oom",
       [](const job::WorkloadSpec&, const job::Config&,
          const core::RankContext&) -> std::unique_ptr<core::Workload> { throw std::bad_alloc(); });
+  core::register_workload("kokkos_oom",
+                          [](const job::WorkloadSpec&, const job::Config&,
+                             const core::RankContext&) -> std::unique_ptr<core::Workload> {
+                            const Kokkos::View<float*, Kokkos::HostSpace> huge(
+                                "huge", std::size_t(1) << 44);  // 64 TiB
+                            throw std::logic_error("allocated 64 TiB");
+                          });
   core::register_workload("fail_last", [](const job::WorkloadSpec&, const job::Config& c,
                                           const core::RankContext& ctx) {
     if (ctx.comm->rank() == ctx.comm->size() - 1) throw std::runtime_error("deliberate failure");
@@ -102,6 +110,10 @@ Sweep run(const std::vector<job::Config>& configs, double timeout_s, const std::
   options.out_path =
       testing::TempDir() + "/scaletune_" + name + "_np" + std::to_string(size) + ".h5";
   options.blas = "test";
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) std::filesystem::remove(options.out_path);  // a sweep never overwrites a file
+  MPI_Barrier(MPI_COMM_WORLD);
   std::ostringstream progress;
   Sweep s{run_sweep(spec, configs, options, MPI_COMM_WORLD, progress), options.out_path, ""};
   s.progress = progress.str();
@@ -146,9 +158,10 @@ TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const std::vector<job::Config> configs = {config("oom", 2), config("fail_last", size),
-                                            config("slow", 2), config("probe", 2)};
+                                            config("slow", 2), config("kokkos_oom", 2),
+                                            config("probe", 2)};
   const Sweep s = run(configs, 0.1, "failures");
-  EXPECT_EQ(s.summary.failed, 3);
+  EXPECT_EQ(s.summary.failed, 4);
   EXPECT_EQ(s.summary.ok, 1);
   if (rank != 0) return;
   const auto file = results::read_results(s.path);
@@ -160,6 +173,9 @@ TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
   EXPECT_EQ(failed.status, Status::error);
   EXPECT_EQ(failed.error, "rank " + std::to_string(size - 1) + ": deliberate failure");
   EXPECT_EQ(by_id.at("slow-r2").status, Status::timeout);
+  const auto& kokkos = by_id.at("kokkos_oom-r2");
+  EXPECT_EQ(kokkos.status, Status::oom) << kokkos.error;  // Kokkos' failure is not a bad_alloc
+  EXPECT_EQ(kokkos.error.find('\n'), std::string::npos) << "one line: " << kokkos.error;
   EXPECT_EQ(by_id.at("probe-r2").status, Status::ok);
 }
 
