@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <thread>
 
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -111,6 +112,21 @@ void check_output(const SweepOptions& options, const job::JobSpec& job) {
   std::_Exit(1);
 }
 
+// A barrier that ranks with `sleep` set wait in by polling every millisecond instead of spinning:
+// a rank outside a configuration must not take CPU time from the ranks measuring it.
+void idle_barrier(MPI_Comm world, bool sleep) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  SCALETUNE_MPI_CHECK(MPI_Ibarrier(world, &request));
+  if (!sleep) {
+    SCALETUNE_MPI_CHECK(MPI_Wait(&request, MPI_STATUS_IGNORE));
+    return;
+  }
+  for (int done = 0; !done;) {
+    SCALETUNE_MPI_CHECK(MPI_Test(&request, &done, MPI_STATUS_IGNORE));
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 // Runs a configuration that fits the launch under a watchdog and records it on rank 0; returns
 // its status, the same on every rank. Collective over `world`.
 Status run_and_record(const job::JobSpec& job, const job::Config& config,
@@ -124,8 +140,8 @@ Status run_and_record(const job::JobSpec& job, const job::Config& config,
   {
     const SubCommunicator sub(world, config.ranks);
     if (sub.member()) result = run_config(job, config, sub.get());
+    idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
-  // Ranks outside the configuration wait in this collective.
   on_root(world, [&] {
     writer->write_config(result);
     recorded = true;
