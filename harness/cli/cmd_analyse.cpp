@@ -1,4 +1,6 @@
 // scaletune inspect FILE.h5 and scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+#include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -32,17 +34,45 @@ results::ResultSet load_all(const std::vector<std::string>& paths) {
   return merged;
 }
 
-// Writes `text` to `path` through a temporary file and a rename: never half a report.
-void write_file(const std::string& path, const std::string& text) {
+// True when `path` is an HDF5 file (it starts with the HDF5 signature).
+bool is_hdf5_file(const std::filesystem::path& path) {
+  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
+  char head[8] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof head) && std::equal(head, head + 8, kSignature);
+}
+
+// A report never replaces a directory or a result file (the input, or any other). Throws
+// UsageError before anything is analysed.
+void check_report_path(const std::string& path) {
   const std::filesystem::path target(path);
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path());
-  const std::string tmp = path + ".tmp";
+  if (path.empty() || !target.has_filename())
+    throw UsageError("--report needs a file name, e.g. --report results/report.md");
+  if (std::filesystem::is_directory(target))
+    throw UsageError("--report " + path + " is a directory; give a file name inside it");
+  if (is_hdf5_file(target))
+    throw UsageError("--report " + path + " is an HDF5 file; a report never replaces results");
+}
+
+// Writes `text` to `path` through a temporary file and a rename: never half a report.
+// Throws UsageError naming the path and the reason when it cannot.
+void write_report(const std::string& path, const std::string& text) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path tmp = target.string() + ".tmp";
+  std::error_code ec;
+  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
   {
+    errno = 0;
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out << text;
-    if (!out) throw std::runtime_error("cannot write the report " + path);
+    out.close();
+    if (!out) ec = std::error_code(errno != 0 ? errno : EIO, std::generic_category());
   }
-  std::filesystem::rename(tmp, target);
+  if (!ec) std::filesystem::rename(tmp, target, ec);
+  if (ec) {
+    std::filesystem::remove(tmp);
+    throw UsageError("cannot write the report " + path + ": " + ec.message());
+  }
 }
 
 int report_errors(const std::string& command, const std::function<int()>& body) {
@@ -80,14 +110,16 @@ int autotune_command(int argc, char** argv) {
                        "scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]");
     const auto objective =
         autotune::objective_from_string(args.option("--objective", "efficiency_floor"));
+    const bool report = args.options.contains("--report");
+    if (report) check_report_path(args.option("--report"));
     const results::ResultSet rs = load_all(args.positional);
     const auto metrics = autotune::compute_metrics(rs);
     const auto fits = autotune::fit_series(metrics);
     const auto choice = autotune::recommend(metrics, objective);
     std::cout << autotune::inspect_table(rs, metrics) << "\n"
               << autotune::recommendation_text(choice);
-    if (args.options.contains("--report")) {
-      write_file(args.option("--report"), autotune::markdown_report(rs, metrics, fits, choice));
+    if (report) {
+      write_report(args.option("--report"), autotune::markdown_report(rs, metrics, fits, choice));
       std::cout << "report written to " << args.option("--report") << "\n";
     }
     return kOk;

@@ -43,4 +43,14 @@ expect_match "$report" "resnet50-r2-b8-even-fp32" "report table"
 expect_match "$report" "[Aa]mdahl" "report fits"
 expect_match "$report" "[Uu][Ss][Ll]" "report fits"
 expect_match "$report" "[Rr]ecommend" "report recommendation"
+# A report never replaces results or a directory; a failed write leaves nothing behind.
+run_status "$SCALETUNE" autotune tiny.h5 --report tiny.h5
+[ "$status" -eq 2 ] || fail "--report over the result file exited $status"
+expect_match "$out" "is an HDF5 file" "report over results refused"
+check_layout tiny.h5
+run_status "$SCALETUNE" autotune tiny.h5 --report .
+[ "$status" -eq 2 ] && expect_match "$out" "is a directory" "report into a directory refused"
+run_status "$SCALETUNE" autotune tiny.h5 --report /proc/tiny.md
+[ "$status" -eq 2 ] && expect_match "$out" "cannot write the report /proc/tiny.md" "unwritable report"
+[ ! -e /proc/tiny.md.tmp ] || fail "a failed report left its temporary file"
 echo "pipeline ok"
