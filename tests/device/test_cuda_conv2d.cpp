@@ -16,6 +16,7 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/host/conv2d.hpp"
 #include "tests/device/device_test_support.hpp"
+#include "tests/support/conv_cases.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
@@ -27,28 +28,8 @@ using testing::fill_uniform;
 constexpr double kRelTol = 1e-3;
 constexpr float kSentinel = 7.0f;  // what device outputs hold before an op overwrites them
 
-struct Case {
-  const char* name;
-  ConvGeometry g;
-  int batch;
-};
-
-/// Names the case in test listings (instead of its bytes).
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.name;
-}
-
-ConvGeometry geometry(int c, int k, int kernel, int stride, int pad, int h, int w) {
-  ConvGeometry g;
-  g.in_channels = c;
-  g.out_channels = k;
-  g.kernel = kernel;
-  g.stride = stride;
-  g.pad = pad;
-  g.in_h = h;
-  g.in_w = w;
-  return g;
-}
+using testing_support::Case;
+using testing_support::geometry;
 
 std::span<const float> host_span(const Tensor4& t) {
   return {t.data(), t.size()};

@@ -15,6 +15,7 @@
 
 #include "kernels/host/conv2d.hpp"
 #include "kernels/host/im2col.hpp"
+#include "tests/support/conv_cases.hpp"
 
 namespace scaletune::kernels {
 namespace {
@@ -22,28 +23,8 @@ namespace {
 /// Reference results, accumulated in double.
 using Ref4 = Kokkos::View<double****, Kokkos::LayoutRight, Kokkos::HostSpace>;
 
-struct Case {
-  const char* name;
-  ConvGeometry g;
-  int batch;
-};
-
-/// Names the case in failure messages (instead of its bytes).
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.name;
-}
-
-ConvGeometry geometry(int c, int k, int kernel, int stride, int pad, int h, int w) {
-  ConvGeometry g;
-  g.in_channels = c;
-  g.out_channels = k;
-  g.kernel = kernel;
-  g.stride = stride;
-  g.pad = pad;
-  g.in_h = h;
-  g.in_w = w;
-  return g;
-}
+using testing_support::Case;
+using testing_support::geometry;
 
 const Case kCases[] = {
     {"pointwise_s1_batch3", geometry(8, 16, 1, 1, 0, 9, 7), 3},
