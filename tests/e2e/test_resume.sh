@@ -2,7 +2,7 @@
 # running those again.
 source "$(dirname "$0")/lib.sh"
 
-tiny_job sweep "[1]" "[4, 8, 12, 16, 20, 24]" 6
+tiny_job sweep "[1]" "[4, 8, 12, 16, 20, 24]" 40
 $MPIEXEC -n 1 "$SCALETUNE" run sweep.toml >run.log 2>&1 &
 pid=$!
 for _ in $(seq 1 600); do
