@@ -23,6 +23,8 @@ Args parse_args(int argc, char** argv, int first, const std::string& command,
     const std::string a = argv[i];
     if (a.size() < 2 || a.rfind("--", 0) != 0) {
       args.positional.push_back(a);
+    } else if (args.flags.contains(a) || args.options.contains(a)) {
+      throw UsageError(a + " is given twice; give it once");
     } else if (flags.contains(a)) {
       args.flags.insert(a);
     } else if (valued.contains(a)) {

@@ -26,8 +26,9 @@ results::ResultSet load_all(const std::vector<std::string>& paths) {
   for (std::size_t i = 1; i < paths.size(); ++i) {
     for (auto& c : autotune::load_results(paths[i]).configs) {
       if (!ids.insert(c.id).second)
-        throw UsageError("configuration '" + c.id + "' is stored in more than one of the files (" +
-                         paths[i] + " and an earlier one); pass files of different sweeps");
+        throw UsageError("configuration '" + c.id + "' is in " + paths[i] +
+                         " and in an earlier file: ids name only the swept settings, so results "
+                         "for the same sweep point cannot be merged; analyse the files apart");
       merged.configs.push_back(std::move(c));
     }
   }

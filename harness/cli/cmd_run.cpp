@@ -2,9 +2,8 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
-#include <fstream>
+#include <exception>
 #include <iostream>
-#include <sstream>
 
 #include "harness/cli/args.hpp"
 #include "harness/cli/build_info.hpp"
@@ -32,21 +31,23 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 };
 
-// Rank 0 reads the job file; every rank gets its text. Throws JobError on every rank when
-// rank 0 cannot read it.
+// Rank 0 reads the job file; every rank gets its text. When rank 0 cannot read it, rank 0
+// rethrows its JobError and the other ranks throw one of their own (only rank 0 prints).
 std::string read_job_text(const std::string& path, int rank) {
   std::string text;
-  int readable = 1;
+  std::exception_ptr failure;
   if (rank == 0) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream buf;
-    if (in) buf << in.rdbuf();
-    readable = in ? 1 : 0;
-    text = buf.str();
+    try {
+      text = job::read_job_file_text(path);
+    } catch (const job::JobError&) {
+      failure = std::current_exception();
+    }
   }
+  int readable = failure ? 0 : 1;
   SCALETUNE_MPI_CHECK(MPI_Bcast(&readable, 1, MPI_INT, 0, MPI_COMM_WORLD));
-  if (!readable) throw job::JobError(path, 0, 0, "", "cannot read the job file");
-  int len = static_cast<int>(text.size());
+  if (failure) std::rethrow_exception(failure);
+  if (!readable) throw job::JobError(path, 0, 0, "", "rank 0 could not read the job file");
+  int len = static_cast<int>(text.size());  // at most 1 MiB (read_job_file_text)
   SCALETUNE_MPI_CHECK(MPI_Bcast(&len, 1, MPI_INT, 0, MPI_COMM_WORLD));
   text.resize(static_cast<std::size_t>(len));
   SCALETUNE_MPI_CHECK(MPI_Bcast(text.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD));
@@ -68,13 +69,14 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   const auto configs = job::expand_sweep(spec);
   mpi::SweepOptions options;
   options.out_path = args.option("--out", spec.job.output);
+  if (!options.out_path.ends_with(".h5") || options.out_path.size() < 4 ||
+      options.out_path.ends_with("/.h5"))
+    throw UsageError("--out takes a result file name ending in .h5, got '" + options.out_path +
+                     "'");
   options.resume = args.flags.contains("--resume");
   options.provenance = provenance(argc, argv);
   options.blas = kernels::blas_description();
   std::ostream& out = std::cout;
-  if (rank == 0)
-    out << "scaletune run: job '" << spec.job.name << "', " << configs.size()
-        << " configurations, results in " << options.out_path << std::endl;
   const auto s = mpi::run_sweep(spec, configs, options, MPI_COMM_WORLD, out);
   if (rank == 0)
     out << "scaletune run: " << s.ok << " ok, " << s.failed << " failed, " << s.skipped

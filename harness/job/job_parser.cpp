@@ -80,8 +80,12 @@ CommSpec read_comm(const TableReader& comm) {
 
 }  // namespace
 
+std::string read_job_file_text(const std::string& path) {
+  return detail::read_job_file_text(path);
+}
+
 JobSpec parse_job_file(const std::string& path) {
-  return parse_job_text(detail::read_job_file_text(path), path);
+  return parse_job_text(read_job_file_text(path), path);
 }
 
 JobSpec parse_job_text(const std::string& text, const std::string& path) {

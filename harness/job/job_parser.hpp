@@ -7,6 +7,11 @@
 
 namespace scaletune::job {
 
+/// The text of the job file at `path`, unparsed (for a launch where one rank reads and the
+/// others receive it). Throws JobError like parse_job_file for a path that is not a readable
+/// regular file of at most 1 MiB.
+std::string read_job_file_text(const std::string& path);
+
 /// Reads and validates the job file at `path` (see parse_job_text). Throws JobError naming
 /// the file when it does not exist, is a directory, a device, FIFO or socket (refused before
 /// reading), is larger than 1 MiB or cannot be read.

@@ -14,6 +14,7 @@
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/progress.hpp"
+#include "harness/mpi/result_lock.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/mpi/sub_communicator.hpp"
 #include "harness/mpi/system_info.hpp"
@@ -177,9 +178,11 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   provenance.job_toml = job.toml_text;
   const results::SystemInfo system = gather_system_info(world, options.blas);
 
+  std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;
   std::set<std::string> ok_ids;
   on_root<OutputError>(world, [&] {
+    lock.emplace(options.out_path);
     check_output(options, job);
     writer = options.resume
                  ? results::ResultWriter::open_for_resume(options.out_path, provenance, system)
@@ -187,6 +190,10 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
     for (const auto& id : writer->ok_config_ids()) ok_ids.insert(id);
   });
   const std::vector<char> done = already_ok(configs, ok_ids, world);
+  if (rank == 0)
+    progress << "scaletune run: job '" << job.job.name << "', " << configs.size()
+             << (configs.size() == 1 ? " configuration" : " configurations") << ", results in "
+             << options.out_path << std::endl;
 
   SweepSummary summary;
   const auto start = std::chrono::steady_clock::now();

@@ -20,6 +20,10 @@ check_usage "^scaletune plan: unknown option '--bogus' for plan" "$SCALETUNE" pl
 check_usage "^scaletune plan: --world needs a value" "$SCALETUNE" plan x.toml --world
 check_usage "rank count from 1 to" "$SCALETUNE" plan x.toml --world 99999999999
 check_usage "--version takes no arguments" "$SCALETUNE" --version extra
+check_usage "--world is given twice" "$SCALETUNE" plan x.toml --world 1 --world 2
+check_usage "--out takes a result file name ending in .h5" $MPIEXEC -n 1 "$SCALETUNE" run \
+  "$SOURCE_DIR/jobs/resnet50-cpu.toml" --out results.txt
+check_usage "not a regular file" $MPIEXEC -n 2 "$SCALETUNE" run /dev/zero
 run_status "$SCALETUNE" run --help
 [ "$status" -eq 0 ] || fail "run --help exited $status"
 expect_match "$out" "scaletune run JOB.toml" "run --help"

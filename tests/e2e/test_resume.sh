@@ -41,4 +41,11 @@ run_status $MPIEXEC -n 1 "$SCALETUNE" run other.toml --out sweep.h5 --resume
 [ "$status" -eq 2 ] || fail "resuming with another job file exited $status: $out"
 expect_match "$out" "different job file" "refusal to mix jobs"
 check_layout sweep.h5
+# One writer per file: a sweep running on sweep.h5 locks out a second one.
+exec 9>sweep.h5.lock
+flock -x 9
+run_status $MPIEXEC -n 1 "$SCALETUNE" run sweep.toml --resume
+exec 9>&-
+[ "$status" -eq 2 ] || fail "a second writer exited $status: $out"
+expect_match "$out" "another scaletune run is writing sweep.h5" "second writer refused"
 echo "resume ok (killed run kept $kept)"
