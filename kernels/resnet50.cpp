@@ -103,10 +103,16 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
   const detail::ResNet50Plan plan = detail::resnet50_plan(options);
   const std::vector<LayerSpec> layers = detail::plan_layers(plan);
   m_forward_macs = total_macs(layers);
-  m_params = std::make_unique<detail::ParameterArena>(total_parameters(layers));
+  const std::int64_t params = total_parameters(layers);
+  const std::int64_t param_bytes = 3 * params * static_cast<std::int64_t>(sizeof(float));
+  core::check_memory_budget(param_bytes, ctx.memory_budget_bytes,
+                            "parameters, gradients and momentum");
+  m_params = std::make_unique<detail::ParameterArena>(params);
   detail::init_parameters(layers, ctx.seed, as_span(m_params->values()));
 
-  detail::BufferLedger buffers;
+  detail::BufferLedger buffers(
+      ctx.memory_budget_bytes > 0 ? std::max<std::int64_t>(1, ctx.memory_budget_bytes - param_bytes)
+                                  : 0);
   core::Communicator* sync = options.sync_batch_norm ? ctx.comm : nullptr;
   m_network =
       std::make_unique<detail::ResNet50Network>(plan, ctx.per_rank_batch, sync, *m_params, buffers);

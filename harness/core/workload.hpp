@@ -20,6 +20,7 @@ struct RankContext {
   int sample_offset = 0;         ///< global index of this rank's first sample in the step
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
+  std::int64_t memory_budget_bytes = 0;    ///< most this rank may allocate, bytes; 0: no limit
 };
 
 /// One rank's share of a training workload. Construction allocates everything

@@ -7,11 +7,13 @@
 #include <numeric>
 #include <vector>
 
+#include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/mpi/failure.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/node_placement.hpp"
 #include "harness/mpi/status_agreement.hpp"
 
 namespace scaletune::mpi {
@@ -60,7 +62,7 @@ class Deadline {
 };
 
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
-                               core::Communicator& comm) {
+                               core::Communicator& comm, MPI_Comm native) {
   const auto r = static_cast<std::size_t>(comm.rank());
   const auto& prb = config.per_rank_batch;
   core::RankContext ctx;
@@ -70,6 +72,7 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   ctx.sample_offset = std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
   ctx.seed = job.run.seed;
+  ctx.memory_budget_bytes = core::host_memory_budget_bytes(node_placement(native).local_size);
   return ctx;
 }
 
@@ -165,7 +168,7 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
   results::ConfigResult result = describe(config);
   const Deadline deadline(job.run.timeout_s);
   MpiCommunicator communicator(comm);
-  const core::RankContext ctx = rank_context(job, config, communicator);
+  const core::RankContext ctx = rank_context(job, config, communicator, comm);
   Outcome out;
   std::unique_ptr<core::Workload> workload;
   guarded(out,

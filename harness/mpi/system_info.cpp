@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/node_placement.hpp"
 
 namespace scaletune::mpi {
 
@@ -24,22 +25,13 @@ struct RankRow {
   std::array<char, kTextBytes> device{};
 };
 
-int local_rank_of(MPI_Comm world) {
-  MPI_Comm node = MPI_COMM_NULL;
-  SCALETUNE_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-  int local = 0;
-  SCALETUNE_MPI_CHECK(MPI_Comm_rank(node, &local));
-  MPI_Comm_free(&node);
-  return local;
-}
-
 void copy_text(std::array<char, kTextBytes>& to, const std::string& from) {
   std::strncpy(to.data(), from.c_str(), to.size() - 1);
 }
 
 RankRow own_row(MPI_Comm world) {
   RankRow row;
-  row.local_rank = local_rank_of(world);
+  row.local_rank = node_placement(world).local_rank;
   row.memory_bytes = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   gethostname(row.host.data(), row.host.size() - 1);
   copy_text(row.device, "host-core:" + std::to_string(sched_getcpu()));

@@ -53,4 +53,13 @@ run_status "$SCALETUNE" autotune tiny.h5 --report .
 run_status "$SCALETUNE" autotune tiny.h5 --report /proc/tiny.md
 [ "$status" -eq 2 ] && expect_match "$out" "cannot write the report /proc/tiny.md" "unwritable report"
 [ ! -e /proc/tiny.md.tmp ] || fail "a failed report left its temporary file"
+# A configuration too large for the rank's memory is recorded as oom before it allocates,
+# and the sweep goes on.
+tiny_job huge "[1]" "[16, 4]" 2
+sed -i 's/image_size = 32/image_size = 8192/' huge.toml
+run_status $MPIEXEC -n 1 "$SCALETUNE" run huge.toml
+[ "$status" -eq 1 ] || fail "a run with an oom configuration exited $status: $out"
+expect_match "$out" "\[1/2\] .* oom \(rank 0: out of memory: needs more than .* memory budget" "oom line"
+expect_match "$out" "\[2/2\] resnet50-r1-b4-even-fp32 .* (ok|oom)" "the sweep goes on"
+check_layout huge.h5
 echo "pipeline ok"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/core/gradient_allreduce.hpp"
+#include "harness/core/memory_budget.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/job/batch_split.hpp"
@@ -120,6 +121,28 @@ TEST(GradientAllReduce, BucketsFromTheBackAndAverages) {
   EXPECT_EQ(bucket_count(10, 16), 3u);
   EXPECT_EQ(bucket_count(25 << 18, 25.0 * (1 << 20)), 1u);  // 25 MiB of floats fit one bucket
   EXPECT_THROW(bucketed_all_reduce(comm, grads, 2, 1.0f), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace scaletune::core
+
+namespace scaletune::core {
+namespace {
+
+TEST(MemoryBudget, RefusesPastTheBudgetAsBadAlloc) {
+  EXPECT_NO_THROW(check_memory_budget(100, 100, "x"));
+  EXPECT_NO_THROW(check_memory_budget(1'000'000, 0, "x"));  // 0: no limit
+  try {
+    check_memory_budget(3'000'000'000, 2'000'000'000, "activations");
+    FAIL() << "3 GB over a 2 GB budget must throw";
+  } catch (const std::bad_alloc& e) {  // recorded as oom by the sweep
+    EXPECT_EQ(std::string(e.what()),
+              "needs more than 3.0000 GB (at activations), over this rank's memory budget of "
+              "2.0000 GB");
+  }
+  const std::int64_t one = host_memory_budget_bytes(1);
+  EXPECT_GT(one, 0);
+  EXPECT_LT(host_memory_budget_bytes(4), one);  // shared by four ranks
 }
 
 }  // namespace

@@ -412,6 +412,18 @@ TEST(ResNet50Model, MemoryIsFixedStatePlusActivationsPerSample) {
             3 * 4 * std::int64_t(naive_parameters(naive_resnet50(32, 0.125, 10))));
 }
 
+TEST(ResNet50Model, MemoryBudgetIsCheckedBeforeAllocating) {
+  SingleRankCommunicator comm;
+  RankContext ctx = context(comm, 4, 4, 0);
+  const std::int64_t needed = ResNet50(kTiny, ctx).memory_peak_bytes();
+  ctx.memory_budget_bytes = needed;  // exactly enough (BN state is not part of the budget)
+  EXPECT_NO_THROW(ResNet50(kTiny, ctx));
+  ctx.memory_budget_bytes = needed / 2;  // activations do not fit
+  EXPECT_THROW(ResNet50(kTiny, ctx), std::bad_alloc);
+  ctx.memory_budget_bytes = 1000;  // not even the parameters
+  EXPECT_THROW(ResNet50(kTiny, ctx), std::bad_alloc);
+}
+
 TEST(ResNet50Model, BadRankContextIsRejected) {
   SingleRankCommunicator comm;
   RankContext ctx = context(comm, 4, 4, 0);
