@@ -25,7 +25,12 @@ constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume
 // MPI for the lifetime of a run; finalised on every path out.
 class MpiSession {
  public:
-  MpiSession(int& argc, char**& argv) { MPI_Init(&argc, &argv); }
+  // Errors come back as codes, so SCALETUNE_MPI_CHECK can throw them with the call's name
+  // (MPI's default handler would abort the launch instead).
+  MpiSession(int& argc, char**& argv) {
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) throw std::runtime_error("MPI_Init failed");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  }
   ~MpiSession() { MPI_Finalize(); }
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;

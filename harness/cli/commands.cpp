@@ -22,8 +22,10 @@ usage:
   scaletune inspect FILE.h5                           print a table of configurations and metrics
   scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
                                                       fit scaling models and recommend a configuration
-                                                      (NAME: efficiency_floor (default), throughput,
-                                                      efficiency)
+                                                      NAME: efficiency_floor (default: the highest
+                                                      throughput at scaling efficiency >= 0.7),
+                                                      throughput (the highest), efficiency (the
+                                                      highest throughput per rank)
   scaletune --help | --version
 
 exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),

@@ -1,8 +1,7 @@
 #include "memory_budget.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <fstream>
 
 namespace scaletune::core {
 
@@ -20,10 +19,20 @@ void check_memory_budget(std::int64_t needed_bytes, std::int64_t budget_bytes,
 }
 
 std::int64_t host_memory_budget_bytes(int ranks_on_node) {
-  const std::int64_t available =
-      static_cast<std::int64_t>(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  const std::int64_t available = available_memory_bytes();
+  if (available <= 0) return 0;  // unknown: no limit
   return static_cast<std::int64_t>(0.9 * static_cast<double>(available)) /
          std::max(1, ranks_on_node);
+}
+
+std::int64_t available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  std::int64_t kib = 0;
+  std::string unit;
+  while (meminfo >> key >> kib >> unit)
+    if (key == "MemAvailable:") return kib * 1024;
+  return 0;
 }
 
 }  // namespace scaletune::core

@@ -23,8 +23,12 @@ class MemoryBudgetExceeded : public std::bad_alloc {
 void check_memory_budget(std::int64_t needed_bytes, std::int64_t budget_bytes,
                          const std::string& what);
 
-/// Host memory one of `ranks_on_node` ranks may use: 90% of the node's available memory
-/// (sysconf _SC_AVPHYS_PAGES, free pages) shared evenly, bytes.
+/// Memory the kernel could give without swapping (MemAvailable of /proc/meminfo: free memory
+/// plus reclaimable page cache), bytes; 0 when unknown.
+std::int64_t available_memory_bytes();
+
+/// Host memory one of `ranks_on_node` ranks may use: 90% of available_memory_bytes() shared
+/// evenly, bytes; 0 (no limit) when the available memory is unknown.
 std::int64_t host_memory_budget_bytes(int ranks_on_node);
 
 }  // namespace scaletune::core

@@ -43,7 +43,8 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   int given = 0;
   for (std::size_t i = 0; i < weights.size(); ++i) {
     const double exact = rest * (weights[i] / total);
-    const int whole = static_cast<int>(std::floor(exact));
+    // Rounding may push the floors' sum past `rest` by one: never give more than is left.
+    const int whole = std::min(static_cast<int>(std::floor(exact)), rest - given);
     parts[i] += whole;
     given += whole;
     remainder[i] = exact - whole;

@@ -19,6 +19,9 @@ class ResultLock {
   ResultLock& operator=(const ResultLock&) = delete;
 
  private:
+  // Opens and locks the lock file; false when it was unlinked meanwhile (try again).
+  bool try_lock(const std::string& result_path);
+
   std::string m_path;
   int m_fd = -1;
 };

@@ -1,11 +1,11 @@
 #include "sweep_runner.hpp"
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -134,9 +134,13 @@ Status run_and_record(const job::JobSpec& job, const job::Config& config,
                       std::optional<results::ResultWriter>& writer, MPI_Comm world,
                       results::ConfigResult& result) {
   const int rank = rank_of(world);
-  std::atomic<bool> recorded = false;
+  // The watchdog records only when the main thread is not using the writer (HDF5 is not
+  // thread-safe) and has not recorded the configuration already.
+  std::mutex writing;
+  bool recorded = false;
   const Watchdog watchdog(hard_limit_s(job.run.timeout_s) + (rank == 0 ? 0.0 : 5.0), [&] {
-    abort_stuck(config, job.run.timeout_s, writer, recorded.load(), world);
+    const std::unique_lock lock(writing, std::try_to_lock);
+    abort_stuck(config, job.run.timeout_s, writer, recorded || !lock.owns_lock(), world);
   });
   {
     const SubCommunicator sub(world, config.ranks);
@@ -144,6 +148,7 @@ Status run_and_record(const job::JobSpec& job, const job::Config& config,
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
   on_root(world, [&] {
+    const std::lock_guard lock(writing);
     writer->write_config(result);
     recorded = true;
   });

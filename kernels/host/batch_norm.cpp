@@ -97,6 +97,7 @@ void BatchNorm2d::forward(const Tensor4& x, const Vector& gamma, const Vector& b
 
   std::vector<double>& sums = m_sums;
   channel_moments(x, sums);
+  Kokkos::fence();  // the sums are read on the host next
   if (m_sync != nullptr) m_sync->all_reduce_sum(std::span<double>(sums));
   const double count = sums[2 * channels];
   if (!(count > 0.0))
@@ -139,6 +140,7 @@ void BatchNorm2d::backward(const Tensor4& x, const Vector& gamma, const Tensor4&
   // The first 2C of the forward's sums are reused: both are [C] sums in double.
   std::span<double> sums(m_sums.data(), 2 * channels);
   channel_gradient_sums(x, dy, m_mean, m_invstd, m_sums);
+  Kokkos::fence();  // the sums are read on the host next
   for (std::size_t c = 0; c < channels; ++c) {
     dbeta(c) = static_cast<float>(sums[c]);
     dgamma(c) = static_cast<float>(sums[channels + c]);
