@@ -55,12 +55,13 @@ std::string header_line(const JobSpec& job) {
 }
 
 std::string total_line(const std::vector<Config>& configs, int world_size) {
-  const std::string total = "total: " + std::to_string(configs.size()) + " configurations";
+  const std::string total =
+      "total: " + detail::counted(static_cast<long>(configs.size()), "configuration");
   if (world_size <= 0) return total + "; world size unknown (pass --world N)\n";
   const auto running =
       std::ranges::count_if(configs, [&](const Config& c) { return runs(c, world_size); });
-  return total + ", " + std::to_string(running) + " run on " + std::to_string(world_size) +
-         " ranks, " + std::to_string(static_cast<long>(configs.size()) - running) + " skipped\n";
+  return total + ", " + std::to_string(running) + " run on " + detail::counted(world_size, "rank") +
+         ", " + std::to_string(static_cast<long>(configs.size()) - running) + " skipped\n";
 }
 
 }  // namespace

@@ -90,6 +90,16 @@ TEST(FormatPlan, RankCountsAboveTheWorldAreSkipped) {
   EXPECT_EQ(lines.back(), "total: 6 configurations, 2 run on 2 ranks, 4 skipped");
 }
 
+TEST(FormatPlan, OneConfigurationOnOneRankIsSingular) {
+  const JobSpec job = scaletune::job::parse_job_text(
+      "[job]\nname = \"one\"\n[workload]\nkind = \"resnet50\"\n[sweep]\nranks = [1]\n"
+      "global_batch = [4]\n",
+      "one.toml");
+  const std::string text = format_plan(job, scaletune::job::expand_sweep(job), 1);
+  EXPECT_NE(text.find("total: 1 configuration, 1 run on 1 rank, 0 skipped"), std::string::npos)
+      << text;
+}
+
 TEST(FormatPlan, UnknownWorldRunsEverythingAndSaysSo) {
   const std::vector<std::string> lines = plan_lines(0);
   for (std::size_t i = 3; i + 1 < lines.size(); ++i)
