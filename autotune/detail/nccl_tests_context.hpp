@@ -1,0 +1,39 @@
+#pragma once
+// What the lines around an nccl-tests table say about its rows: the op, the rank count and the
+// column layout.
+
+#include <string>
+#include <string_view>
+
+#include "autotune/detail/log_text.hpp"
+#include "autotune/detail/nccl_tests_columns.hpp"
+
+namespace scaletune::autotune::detail {
+
+/// The op named in `line` by an nccl-tests binary ("./build/all_reduce_perf -b 8" ->
+/// "all_reduce", "# Collective test starting: alltoall_perf" -> "alltoall") or by a
+/// "# op: <op>" comment; empty when it names none.
+std::string op_named_in(std::string_view line);
+
+/// State carried from the non-row lines of an nccl-tests log to the rows that follow.
+class NcclTestsContext {
+ public:
+  /// Reads one line that is not a table row: a column header sets the layout; a "# Rank N"
+  /// line counts a rank; a "# nThread" or "# Collective test starting:" line starts a new test
+  /// (rank count back to 0); a line naming an op sets it. Throws at `place` for a bad header.
+  void read(std::string_view line, const LogPlace& place);
+
+  /// Op of the rows that follow; "unknown" until a line names one.
+  const std::string& op() const { return m_op; }
+  /// "# Rank" lines seen since the current test started; 0 when none.
+  int ranks() const { return m_ranks; }
+  /// Layout of the current table (the current nccl-tests layout until a header is read).
+  const NcclTestsColumns& columns() const { return m_columns; }
+
+ private:
+  std::string m_op = "unknown";
+  int m_ranks = 0;
+  NcclTestsColumns m_columns;
+};
+
+}  // namespace scaletune::autotune::detail

@@ -1,0 +1,319 @@
+// nccl-tests and OSU logs read into /collectives rows: the six real logs in the shared data
+// folder against the numbers printed in their own lines, the published bus bandwidth factors,
+// malformed input and launcher prefixes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autotune/collective_log.hpp"
+
+namespace at = scaletune::autotune;
+
+namespace {
+
+const std::string k_data_dir = SCALETUNE_SHARED_DIR "/data/nccl-tests/";
+
+std::string read_text(const std::string& name) {
+  std::ifstream in(k_data_dir + name);
+  EXPECT_TRUE(in) << "cannot open " << k_data_dir + name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> words_of(const std::string& line) {
+  std::vector<std::string> words;
+  std::istringstream in(line);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+/// Published nccl-tests factors (doc/PERFORMANCE.md), written out independently.
+double published_bus_factor(const std::string& op, int n) {
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall") return double(n - 1) / n;
+  return 1.0;  // broadcast, reduce, sendrecv, point-to-point
+}
+
+/// The words of the log line a row names in its source ("path:line").
+std::vector<std::string> printed_words(const at::CollectiveRow& row, const std::string& text) {
+  const int line = std::stoi(row.source.substr(row.source.rfind(':') + 1));
+  return words_of(lines_of(text).at(static_cast<std::size_t>(line - 1)));
+}
+
+/// Tolerance for a value printed with two decimals and computed from a rounded time.
+double printed_tolerance(double value) {
+  return 0.006 + 2e-3 * std::fabs(value);
+}
+
+const at::CollectiveRow& find_row(const std::vector<at::CollectiveRow>& rows, const std::string& op,
+                                  std::int64_t bytes) {
+  for (const auto& row : rows)
+    if (row.op == op && row.bytes == bytes) return row;
+  throw std::runtime_error("no row " + op + " " + std::to_string(bytes));
+}
+
+/// Compares an nccl-tests row with its printed line: the out-of-place time, algbw, busbw are
+/// the 8th, 7th and 6th words from the end. `algbw_printed_as_busbw`: old all_gather and
+/// reduce_scatter tables printed busbw in the algbw column.
+void expect_nccl_row_as_printed(const at::CollectiveRow& row, const std::string& text,
+                                bool algbw_printed_as_busbw = false) {
+  const auto words = printed_words(row, text);
+  ASSERT_GE(words.size(), 11u);
+  const std::size_t n = words.size();
+  const double time_us = std::stod(words[n - 8]);
+  const double algbw = std::stod(words[n - 7]);
+  const double busbw = std::stod(words[n - 6]);
+  EXPECT_EQ(words[0], std::to_string(row.bytes));
+  EXPECT_DOUBLE_EQ(row.time_us, time_us);
+  EXPECT_NEAR(row.algbw_gbps, double(row.bytes) / (time_us * 1e-6) / 1e9, 1e-9 * row.algbw_gbps);
+  EXPECT_NEAR(row.busbw_gbps, busbw, printed_tolerance(busbw)) << row.source;
+  if (!algbw_printed_as_busbw) {
+    EXPECT_NEAR(row.algbw_gbps, algbw, printed_tolerance(algbw));
+  }
+}
+
+/// Every row: its source line starts with its size, and busbw = algbw x the published factor.
+void expect_rows_consistent(const std::vector<at::CollectiveRow>& rows, const std::string& text) {
+  for (const auto& row : rows) {
+    EXPECT_EQ(printed_words(row, text).at(0), std::to_string(row.bytes)) << row.source;
+    if (row.ranks > 0) {
+      EXPECT_NEAR(row.busbw_gbps, row.algbw_gbps * published_bus_factor(row.op, row.ranks),
+                  0.01 * row.busbw_gbps)
+          << row.source;
+    }
+  }
+}
+
+/// The message of the std::invalid_argument `parse` throws; empty when it throws none.
+template <typename Parse>
+std::string error_of(Parse parse) {
+  try {
+    parse();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST(BusFactor, MatchesPublishedFormulasForOneTwoAndEightRanks) {
+  for (const int n : {1, 2, 8}) {
+    EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", n), 2.0 * (n - 1) / n) << n;
+    for (const char* op : {"all_gather", "reduce_scatter", "alltoall"})
+      EXPECT_DOUBLE_EQ(at::bus_factor(op, n), double(n - 1) / n) << op << " " << n;
+    for (const char* op : {"broadcast", "reduce", "sendrecv", "p2p", "osu_bw"})
+      EXPECT_DOUBLE_EQ(at::bus_factor(op, n), 1.0) << op << " " << n;
+  }
+  EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", 8), 1.75);
+  EXPECT_DOUBLE_EQ(at::bus_factor("all_gather", 8), 0.875);
+  EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", 1), 0.0);
+}
+
+TEST(BusFactor, RejectsUnknownOpAndRankCountBelowOne) {
+  EXPECT_THROW(at::bus_factor("unknown", 8), std::invalid_argument);
+  EXPECT_THROW(at::bus_factor("all_reduce", 0), std::invalid_argument);
+}
+
+TEST(CollectiveLog, CurrentFormatMultiCollectiveH100) {
+  const std::string name = "nccl_h100_1node_8gpu_multi_collective.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_nccl_tests_log(text, name);
+  ASSERT_EQ(rows.size(), 50u);
+  for (const auto& row : rows) EXPECT_EQ(row.ranks, 8);
+  EXPECT_EQ(rows.front().op, "all_reduce");
+  EXPECT_EQ(rows.front().bytes, 33554432);
+  EXPECT_EQ(rows.back().op, "sendrecv");
+  EXPECT_EQ(rows.back().bytes, 17179869184);
+  EXPECT_EQ(rows.front().dtype, "double");
+  EXPECT_EQ(rows.front().wrong, 0);
+  EXPECT_EQ(rows.front().source, name + ":22");
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
+    EXPECT_EQ(find_row(rows, op, 33554432).op, op);
+  expect_nccl_row_as_printed(find_row(rows, "all_gather", 1073741824), text);
+  expect_nccl_row_as_printed(find_row(rows, "alltoall", 4294967296), text);
+  expect_rows_consistent(rows, text);
+}
+
+TEST(CollectiveLog, OldFormatWithErrorColumnV100) {
+  const std::string name = "nccl_v100_dgx2_12gpu_oldformat_5collectives.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_nccl_tests_log(text, name);
+  ASSERT_EQ(rows.size(), 155u);
+  for (const auto& row : rows) EXPECT_EQ(row.ranks, 12);
+  EXPECT_EQ(rows.front().op, "all_gather");
+  EXPECT_EQ(rows.front().bytes, 0);
+  EXPECT_EQ(rows.back().op, "reduce_scatter");
+  EXPECT_EQ(rows.back().bytes, 8589934560);
+  // all_gather printed busbw in the algbw column: algbw is recomputed as size / time.
+  expect_nccl_row_as_printed(find_row(rows, "all_gather", 8589934560), text, true);
+  expect_nccl_row_as_printed(find_row(rows, "reduce_scatter", 1073741808), text, true);
+  expect_nccl_row_as_printed(find_row(rows, "broadcast", 1073741824), text);
+  // "error" 0e+00 -> 0 wrong; 1e+00 and 2e-07 -> unknown count.
+  EXPECT_EQ(find_row(rows, "all_gather", 2147483616).wrong, 0);
+  EXPECT_EQ(find_row(rows, "all_gather", 4294967280).wrong, -1);
+  expect_rows_consistent(rows, text);
+}
+
+TEST(CollectiveLog, PcieTwoGpuLogWithOneGpuReduceRun) {
+  const std::string name = "nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_nccl_tests_log(text, name);
+  ASSERT_EQ(rows.size(), 168u);
+  EXPECT_EQ(rows.front().op, "all_reduce");
+  EXPECT_EQ(rows.front().ranks, 2);
+  EXPECT_EQ(rows.front().bytes, 8);
+  EXPECT_EQ(rows.back().op, "alltoall");
+  EXPECT_EQ(rows.back().ranks, 2);
+  EXPECT_EQ(rows.back().bytes, 1073741824);
+  int one_rank_rows = 0;
+  for (const auto& row : rows) one_rank_rows += row.ranks == 1 ? 1 : 0;
+  EXPECT_EQ(one_rank_rows, 28);  // the "-g 1" reduce_perf run
+  expect_nccl_row_as_printed(find_row(rows, "all_reduce", 1073741824), text);
+  expect_nccl_row_as_printed(find_row(rows, "broadcast", 4194304), text);
+  expect_rows_consistent(rows, text);
+}
+
+TEST(CollectiveLog, FragmentWithoutPreambleTakesOpFromCommandLine) {
+  const std::string name = "nccl_a100_8gpu_nvlink_sendrecv_fragment.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_nccl_tests_log(text, name);
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.op, "sendrecv");
+    EXPECT_EQ(row.ranks, 0);  // no "# Rank" lines
+    EXPECT_EQ(row.wrong, 0);
+  }
+  EXPECT_EQ(rows.front().bytes, 134217728);
+  EXPECT_EQ(rows.back().bytes, 1073741824);
+  expect_nccl_row_as_printed(rows[1], text);
+  expect_nccl_row_as_printed(find_row(rows, "sendrecv", 1073741824), text);
+  const auto overridden = at::parse_nccl_tests_log(text, name, 8);
+  for (const auto& row : overridden) EXPECT_EQ(row.ranks, 8);
+  expect_rows_consistent(overridden, text);
+}
+
+TEST(CollectiveLog, TwoNodeSixteenGpuAllReduce) {
+  const std::string name = "nccl_h100_2node_16gpu_a3mega_allreduce.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_nccl_tests_log(text, name);
+  ASSERT_EQ(rows.size(), 31u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.op, "all_reduce");
+    EXPECT_EQ(row.ranks, 16);
+    EXPECT_EQ(row.dtype, "float");
+  }
+  EXPECT_EQ(rows.front().bytes, 8);
+  EXPECT_EQ(rows.back().bytes, 8589934592);
+  expect_nccl_row_as_printed(find_row(rows, "all_reduce", 2147483648), text);
+  expect_nccl_row_as_printed(find_row(rows, "all_reduce", 134217728), text);
+  expect_rows_consistent(rows, text);
+}
+
+TEST(CollectiveLog, OsuBandwidthHostAndCudaTables) {
+  const std::string name = "osu_gh200_alps_osu_bw_host_and_cuda.log";
+  const std::string text = read_text(name);
+  const auto rows = at::parse_osu_log(text, name);
+  ASSERT_EQ(rows.size(), 6u * 23u);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.op, "osu_bw");
+    EXPECT_EQ(row.ranks, 2);
+    EXPECT_EQ(row.dtype, "byte");
+    EXPECT_EQ(row.wrong, 0);  // every row "Pass"
+  }
+  EXPECT_EQ(rows.front().bytes, 1);
+  EXPECT_EQ(rows.back().bytes, 4194304);
+  for (const std::size_t i : {std::size_t{22}, std::size_t{3 * 23 + 10}}) {
+    const auto words = printed_words(rows[i], text);
+    ASSERT_EQ(words.size(), 3u);
+    const double mb_per_s = std::stod(words[1]);
+    EXPECT_EQ(words[0], std::to_string(rows[i].bytes));
+    EXPECT_NEAR(rows[i].time_us, double(rows[i].bytes) / (mb_per_s * 1e6) * 1e6,
+                1e-9 * rows[i].time_us);
+    EXPECT_NEAR(rows[i].algbw_gbps, mb_per_s / 1e3, 1e-9 * rows[i].algbw_gbps);
+  }
+  EXPECT_EQ(rows[3 * 23 + 10].bytes, 1024);
+  expect_rows_consistent(rows, text);
+}
+
+namespace {
+
+const std::string k_header =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+    "time   algbw   busbw #wrong\n";
+// Real row: nccl_h100_2node_16gpu_a3mega_allreduce.log, 134217728 bytes.
+const std::string k_row =
+    "   134217728      33554432     float     sum      -1   1652.2   81.24  152.32      0   "
+    "1636.7   82.01  153.76      0";
+
+}  // namespace
+
+TEST(CollectiveLog, MalformedRowsNameFileAndLine) {
+  const std::string start = "# Collective test starting: all_reduce_perf\n" + k_header;
+  const std::string truncated = start + k_row + "\n" + k_row.substr(0, 60) + "\n";
+  EXPECT_EQ(error_of([&] { at::parse_nccl_tests_log(truncated, "t.log"); }).rfind("t.log:4: ", 0),
+            0u);
+  const std::string extra = start + k_row + " 7\n";
+  const std::string extra_error = error_of([&] { at::parse_nccl_tests_log(extra, "x.log"); });
+  EXPECT_EQ(extra_error.rfind("x.log:3: expected 13 columns", 0), 0u) << extra_error;
+  std::string not_number = k_row;
+  not_number.replace(not_number.find("1652.2"), 6, "16x2.2");
+  const std::string bad_time =
+      error_of([&] { at::parse_nccl_tests_log(start + "\n\n" + not_number, "n.log"); });
+  EXPECT_EQ(bad_time.rfind("n.log:5: column 'time'", 0), 0u) << bad_time;
+}
+
+TEST(CollectiveLog, LogWithoutTableIsAnError) {
+  const std::string text = "# nThread 1 nGpus 8\n#\nNCCL INFO Bootstrap done\n";
+  const std::string nccl = error_of([&] { at::parse_nccl_tests_log(text, "empty.log"); });
+  EXPECT_EQ(nccl.rfind("empty.log:3: ", 0), 0u) << nccl;
+  const std::string osu = error_of([&] { at::parse_osu_log(text, "empty.log"); });
+  EXPECT_EQ(osu.rfind("empty.log:3: ", 0), 0u) << osu;
+}
+
+TEST(CollectiveLog, MalformedOsuRowsNameFileAndLine) {
+  const std::string header = "# OSU MPI Bandwidth Test v7.5\n# Size      Bandwidth (MB/s)\n";
+  const std::string no_header = error_of([&] { at::parse_osu_log("\n1024  968.30\n", "o.log"); });
+  EXPECT_EQ(no_header.rfind("o.log:2: ", 0), 0u) << no_header;
+  const std::string truncated =
+      error_of([&] { at::parse_osu_log(header + "1024  968.30\n2048\n", "o.log"); });
+  EXPECT_EQ(truncated.rfind("o.log:4: expected 2 columns", 0), 0u) << truncated;
+}
+
+TEST(CollectiveLog, LauncherPrefixesAndInterleavedInfoLinesAreSkipped) {
+  const std::string clean = "# op: all_reduce\n" + k_header + k_row + "\n";
+  const std::string srun = "0: # op: all_reduce\n0: " + k_header +
+                           "0: node001:6899:6899 [0] NCCL INFO comm 0x5 rank 0 nranks 16\n" +
+                           "0: " + k_row + "\n";
+  const std::string tagged = "[1,0]<stdout>:# op: all_reduce\n[1,0]<stdout>:" + k_header +
+                             "[1,0]<stderr>:node001:6899:6899 [0] NCCL INFO Channel 00/32\n" +
+                             "[1,0]<stdout>:" + k_row + "\n";
+  const auto expected = at::parse_nccl_tests_log(clean, "clean.log", 16);
+  ASSERT_EQ(expected.size(), 1u);
+  EXPECT_EQ(expected[0].op, "all_reduce");
+  EXPECT_DOUBLE_EQ(expected[0].time_us, 1652.2);
+  EXPECT_NEAR(expected[0].algbw_gbps, 81.24, printed_tolerance(81.24));
+  EXPECT_NEAR(expected[0].busbw_gbps, 152.32, printed_tolerance(152.32));
+  for (const std::string& text : {srun, tagged}) {
+    const auto rows = at::parse_nccl_tests_log(text, "p.log", 16);
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].op, expected[0].op);
+    EXPECT_EQ(rows[0].bytes, expected[0].bytes);
+    EXPECT_DOUBLE_EQ(rows[0].time_us, expected[0].time_us);
+    EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, expected[0].busbw_gbps);
+    EXPECT_EQ(rows[0].source, "p.log:4");
+  }
+}
