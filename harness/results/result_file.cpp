@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "harness/results/detail/collective_table.hpp"
 #include "harness/results/detail/config_check.hpp"
 #include "harness/results/detail/config_io.hpp"
 #include "harness/results/detail/file_access.hpp"
@@ -13,16 +14,28 @@ namespace scaletune::results {
 
 using detail::H5Where;
 
-/// The open file and its /configs group.
+/// The open file and its /configs group (opened when first needed).
 struct ResultWriter::Impl {
-  /// Writes provenance and /system into the open `file`, opens or creates /configs, flushes.
+  /// Writes provenance and /system into the open `file`; for a launch (world_size > 0)
+  /// opens or creates /configs. Flushes.
   Impl(const std::string& path, detail::File file, const Provenance& provenance,
        const SystemInfo& system)
       : m_path(path), m_file(std::move(file)) {
     detail::write_provenance(m_file.id(), root(), provenance);
     detail::write_system(m_file.id(), root(), system);
-    m_configs = detail::open_or_create_group(m_file.id(), root(), detail::kConfigsGroup);
+    if (system.world_size > 0) configs();
     flush();
+  }
+
+  /// /configs, opened or created on first use.
+  hid_t configs() {
+    if (m_configs.id() < 0)
+      m_configs = detail::open_or_create_group(m_file.id(), root(), detail::kConfigsGroup);
+    return m_configs.id();
+  }
+  /// Whether the file has /configs (without creating it).
+  bool has_configs() const {
+    return m_configs.id() >= 0 || detail::has_link(m_file.id(), root(), detail::kConfigsGroup);
   }
 
   H5Where root() const { return {m_path, "/"}; }
@@ -55,14 +68,20 @@ ResultWriter ResultWriter::open_for_resume(const std::string& path, const Proven
 void ResultWriter::write_config(const ConfigResult& config) {
   const H5Where where = m_impl->configs_where();
   detail::check_storable(config, where);
-  detail::write_config_group(m_impl->m_configs.id(), where, config);
+  detail::write_config_group(m_impl->configs(), where, config);
+  m_impl->flush();
+}
+
+void ResultWriter::append_collectives(const std::vector<CollectiveResult>& rows) {
+  detail::append_collective_rows(m_impl->m_file.id(), m_impl->root(), rows);
   m_impl->flush();
 }
 
 std::vector<std::string> ResultWriter::ok_config_ids() const {
   const H5Where where = m_impl->configs_where();
-  const hid_t configs = m_impl->m_configs.id();
   std::vector<std::string> ids;
+  if (!m_impl->has_configs()) return ids;
+  const hid_t configs = m_impl->configs();
   for (const std::string& id : detail::link_names(configs, where)) {
     const detail::Group group = detail::open_group(configs, where, id);
     if (detail::read_config_status(group.id(), where.child(id)) == Status::ok) ids.push_back(id);

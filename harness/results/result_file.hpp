@@ -19,14 +19,17 @@ namespace scaletune::results {
 class ResultWriter {
  public:
   /// Creates `path` (and its missing parent directories), truncating an existing file, and
-  /// writes the root provenance attributes, /system and an empty /configs.
+  /// writes the root provenance attributes, /system and an empty /configs. system.world_size
+  /// 0 means no launch (a file of collective results or imports only): then neither /system
+  /// nor /configs is written; write_config creates /configs when first called.
   /// Throws ResultError naming the path when the file cannot be created or the inputs cannot
   /// be stored (system.ranks must hold world_size rows).
   static ResultWriter create(const std::string& path, const Provenance& provenance,
                              const SystemInfo& system);
 
   /// Reopens `path` to continue a sweep (scaletune run --resume): keeps its /configs,
-  /// replaces the root provenance attributes and /system. Creates the file when it does not
+  /// replaces the root provenance attributes and /system (removed for world_size 0), keeps
+  /// /collectives. Creates the file when it does not
   /// exist. Throws ResultError naming the path when it exists but is not HDF5 or has no
   /// schema_version 1.
   static ResultWriter open_for_resume(const std::string& path, const Provenance& provenance,
@@ -46,6 +49,13 @@ class ResultWriter {
   /// names must differ from the fixed ones (results/README.md).
   void write_config(const ConfigResult& config);
 
+  /// Appends `rows` to the /collectives table (DESIGN.md "Result file"; fields and units in
+  /// results/README.md), creating the chunked, extendible 1-D compound dataset when absent,
+  /// then flushes. Rows are stored as given (no bandwidth is recomputed). Throws ResultError
+  /// naming /collectives when an existing table lacks a field or has one of another type
+  /// class, or an HDF5 call fails.
+  void append_collectives(const std::vector<CollectiveResult>& rows);
+
   /// Ids of the stored configurations whose status is ok, in increasing id order: the ones
   /// `scaletune run --resume` skips.
   std::vector<std::string> ok_config_ids() const;
@@ -59,13 +69,16 @@ class ResultWriter {
   std::unique_ptr<Impl> m_impl;
 };
 
-/// Reads the whole result file `path`: provenance, /system (when present) and every
-/// configuration in increasing id order. Reading back gives exactly what was written, and
+/// Reads the whole result file `path`: provenance, /system (when present), every
+/// configuration in increasing id order and the /collectives rows in file order (none when
+/// absent). Reading back gives exactly what was written, and
 /// every configuration read passes the rules write_config applies.
 /// Throws ResultError naming the path and what was expected when the file is missing, is not
 /// HDF5, or has no schema_version 1, and naming /configs/<id> and the attribute or dataset
 /// when one is missing, has the wrong shape or breaks a rule of write_config (ranks < 1,
-/// per_rank_batch not `ranks` entries summing to global_batch, ...).
+/// per_rank_batch not `ranks` entries summing to global_batch, ...), and naming /collectives
+/// when it is not a one-dimensional compound table with every field of CollectiveResult under
+/// its DESIGN.md name and type class.
 ResultSet read_results(const std::string& path);
 
 }  // namespace scaletune::results

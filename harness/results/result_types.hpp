@@ -88,12 +88,30 @@ struct ConfigResult {
   }
 };
 
+/// One row of /collectives: a collective benchmark result (scaletune or imported, e.g. from
+/// nccl-tests). GB = 1e9 bytes. Bandwidths follow nccl-tests doc/PERFORMANCE.md:
+/// algbw_gbps = bytes / time_us / 1e3, busbw_gbps = algbw_gbps * bus factor of op on `ranks`
+/// (all_reduce 2(n-1)/n; all_gather, reduce_scatter, all_to_all (n-1)/n; others 1).
+struct CollectiveResult {
+  std::string op;           ///< "all_reduce", "all_gather", "broadcast", ...
+  std::string dtype;        ///< element type: "float32", "bfloat16", ...
+  std::int64_t bytes = 0;   ///< message size, bytes (nccl-tests "size")
+  int ranks = 0;            ///< ranks taking part
+  double time_us = 0;       ///< time of one collective, microseconds
+  double algbw_gbps = 0;    ///< algorithm bandwidth, GB/s
+  double busbw_gbps = 0;    ///< bus bandwidth, GB/s
+  std::int64_t wrong = -1;  ///< count of wrong elements after verification; -1 unknown
+  std::string source;       ///< where the row came from: "scaletune", "nccl-tests", ...
+};
+
 /// A whole result file as read back.
 struct ResultSet {
   std::string path;
   Provenance provenance;
   std::optional<SystemInfo> system;
   std::vector<ConfigResult> configs;  ///< in file order (sorted by id)
+  std::vector<CollectiveResult>
+      collectives;  ///< /collectives rows in file order; empty when absent
 };
 
 }  // namespace scaletune::results

@@ -1,9 +1,9 @@
 #include "harness/results/detail/rank_table.hpp"
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 
+#include "harness/results/detail/compound_check.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_types.hpp"
 
@@ -35,27 +35,6 @@ Datatype rank_row_type(const H5Where& at) {
   return row;
 }
 
-/// Field names of compound type `type`, in member order.
-std::vector<std::string> member_names(hid_t type, const H5Where& at) {
-  const int count = SCALETUNE_H5(at, H5Tget_nmembers(type));
-  std::vector<std::string> names;
-  for (unsigned i = 0; i < static_cast<unsigned>(count); ++i)
-    names.push_back(take_string(SCALETUNE_H5(at, H5Tget_member_name(type, i))));
-  return names;
-}
-
-/// Throws ResultError unless the stored table is compound and has every field of `row`
-/// (HDF5 would leave a missing field at its initial value without complaint).
-void check_fields(const Dataset& dataset, hid_t row, const H5Where& at) {
-  const Datatype stored{SCALETUNE_H5(at, H5Dget_type(dataset.id()))};
-  if (SCALETUNE_H5(at, H5Tget_class(stored.id())) != H5T_COMPOUND)
-    at.fail("expected a compound table (rank, host, local_rank, device, memory_bytes)");
-  const std::vector<std::string> present = member_names(stored.id(), at);
-  for (const std::string& field : member_names(row, at))
-    if (std::find(present.begin(), present.end(), field) == present.end())
-      at.fail("missing field " + field + " in the compound table");
-}
-
 }  // namespace
 
 void write_rank_table(hid_t system, const H5Where& where, const std::vector<RankInfo>& ranks) {
@@ -75,7 +54,7 @@ std::vector<RankInfo> read_rank_table(hid_t system, const H5Where& where) {
   const std::vector<hsize_t> dims = dataset_dims(dataset, at);
   if (dims.size() != 1) at.fail("expected a one-dimensional table [ranks]");
   const Datatype type = rank_row_type(at);
-  check_fields(dataset, type.id(), at);
+  check_compound_fields(dataset, type.id(), at);
   std::vector<RankRow> rows(dims[0], RankRow{0, nullptr, 0, nullptr, 0});
   if (!rows.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()));

@@ -39,6 +39,10 @@ void check_world(const SystemInfo& system, const H5Where& where) {
 
 void write_system(hid_t file, const H5Where& root, const SystemInfo& system) {
   const H5Where where = root.child(kGroup);
+  if (system.world_size == 0) {
+    if (has_link(file, root, kGroup)) SCALETUNE_H5(where, H5Ldelete(file, kGroup, H5P_DEFAULT));
+    return;
+  }
   check_world(system, where);
   const Group group = create_group(file, root, kGroup);
   write_attribute(group.id(), where, "world_size", system.world_size);
