@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 
@@ -57,6 +58,15 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   if (std::accumulate(parts.begin(), parts.end(), 0LL) != global_batch)
     throw std::logic_error("weighted_split: parts do not sum to the global batch");
   return parts;
+}
+
+std::string per_rank_batch_text(const std::vector<int>& per_rank_batch) {
+  if (per_rank_batch.empty()) return "-";
+  if (std::ranges::adjacent_find(per_rank_batch, std::not_equal_to<>()) == per_rank_batch.end())
+    return std::to_string(per_rank_batch.front()) + "x" + std::to_string(per_rank_batch.size());
+  std::string text;
+  for (const int part : per_rank_batch) text += (text.empty() ? "" : ",") + std::to_string(part);
+  return text;
 }
 
 }  // namespace scaletune::job

@@ -18,4 +18,8 @@ std::vector<int> even_split(int global_batch, int ranks);
 /// when the weights sum to infinity, or when global_batch < weights.size().
 std::vector<int> weighted_split(int global_batch, const std::vector<double>& weights);
 
+/// Per-rank batch as printed in plans and progress lines: "8x2" when every rank has 8 samples,
+/// "40,20,20" when uneven, "-" when empty.
+std::string per_rank_batch_text(const std::vector<int>& per_rank_batch);
+
 }  // namespace scaletune::job

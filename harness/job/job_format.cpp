@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "harness/job/batch_split.hpp"
 #include "harness/job/detail/text.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
 
@@ -11,15 +12,6 @@ namespace scaletune::job {
 namespace {
 
 using Row = std::vector<std::string>;
-
-std::string per_rank_text(const std::vector<int>& per_rank_batch) {
-  if (per_rank_batch.empty()) return "-";
-  if (std::ranges::adjacent_find(per_rank_batch, std::not_equal_to<>()) == per_rank_batch.end())
-    return std::to_string(per_rank_batch.front()) + "x" + std::to_string(per_rank_batch.size());
-  std::vector<std::string> parts;
-  for (const int part : per_rank_batch) parts.push_back(std::to_string(part));
-  return detail::join(parts, ",");
-}
 
 bool runs(const Config& config, int world_size) {
   return world_size <= 0 || config.ranks <= world_size;
@@ -74,7 +66,7 @@ std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, 
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& config = configs[i];
     rows.push_back({std::to_string(i), config.id, std::to_string(config.ranks),
-                    std::to_string(config.global_batch), per_rank_text(config.per_rank_batch),
+                    std::to_string(config.global_batch), per_rank_batch_text(config.per_rank_batch),
                     config.precision, runs_text(config, world_size)});
   }
   return header_line(job) + aligned(rows) + total_line(configs, world_size);

@@ -1,28 +1,18 @@
 #include "progress.hpp"
 
-#include <algorithm>
 #include <cstdio>
 
-namespace scaletune::mpi {
+#include "harness/job/batch_split.hpp"
 
-std::string per_rank_text(const std::vector<int>& per_rank_batch) {
-  if (per_rank_batch.empty()) return "-";
-  const bool even =
-      std::ranges::all_of(per_rank_batch, [&](int b) { return b == per_rank_batch.front(); });
-  if (even)
-    return std::to_string(per_rank_batch.front()) + "x" + std::to_string(per_rank_batch.size());
-  std::string text;
-  for (int b : per_rank_batch) text += (text.empty() ? "" : ",") + std::to_string(b);
-  return text;
-}
+namespace scaletune::mpi {
 
 std::string progress_line(int index, int total, const results::ConfigResult& r, double elapsed_s,
                           double left_s) {
   char buf[512];
   std::string line;
   std::snprintf(buf, sizeof buf, "[%d/%d] %s  ranks %d  batch %d (%s)  %s", index, total,
-                r.id.c_str(), r.ranks, r.global_batch, per_rank_text(r.per_rank_batch).c_str(),
-                results::to_string(r.status));
+                r.id.c_str(), r.ranks, r.global_batch,
+                job::per_rank_batch_text(r.per_rank_batch).c_str(), results::to_string(r.status));
   line = buf;
   if (r.status == results::Status::ok) {
     std::snprintf(buf, sizeof buf, "  %.1f samples/s  step %.1f ms", r.throughput,

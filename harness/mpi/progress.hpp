@@ -13,7 +13,4 @@ namespace scaletune::mpi {
 std::string progress_line(int index, int total, const results::ConfigResult& r, double elapsed_s,
                           double left_s);
 
-/// Per-rank batch as "8x2" when even, else "40,20,20".
-std::string per_rank_text(const std::vector<int>& per_rank_batch);
-
 }  // namespace scaletune::mpi

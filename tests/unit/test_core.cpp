@@ -63,6 +63,9 @@ TEST(BatchSplit, EvenAndWeighted) {
   const auto parts = job::weighted_split(97, {3, 2, 1});
   EXPECT_EQ(std::accumulate(parts.begin(), parts.end(), 0), 97);
   EXPECT_THROW(job::weighted_split(2, {1, 1, 1}), std::invalid_argument);
+  EXPECT_EQ(job::per_rank_batch_text({8, 8}), "8x2");
+  EXPECT_EQ(job::per_rank_batch_text({4, 3, 3}), "4,3,3");
+  EXPECT_EQ(job::per_rank_batch_text({}), "-");
   EXPECT_THROW(job::weighted_split(8, {1, 0}), std::invalid_argument);
 }
 
