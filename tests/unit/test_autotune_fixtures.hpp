@@ -16,11 +16,8 @@ namespace scaletune::autotune::testing {
 /// Phase time of rank r, iteration i, phase p, s.
 using PhaseFormula = std::function<double(int r, int i, int p)>;
 
-/// An ok resnet50/even/fp32 configuration. Step time of iteration i = the slowest rank's sum of
-/// phase times + gap_s; throughput = global_batch / median step time.
-inline results::ConfigResult make_ok_config(const std::string& id, int ranks, int global_batch,
-                                            int iterations, std::vector<std::string> phases,
-                                            const PhaseFormula& phase_s, double gap_s) {
+/// The settings every fixture configuration shares: resnet50, an even split, fp32.
+inline results::ConfigResult even_config(const std::string& id, int ranks, int global_batch) {
   results::ConfigResult c;
   c.id = id;
   c.workload = "resnet50";
@@ -29,6 +26,15 @@ inline results::ConfigResult make_ok_config(const std::string& id, int ranks, in
   c.per_rank_batch.assign(static_cast<std::size_t>(ranks), global_batch / ranks);
   c.batch_split = "even";
   c.precision = "fp32";
+  return c;
+}
+
+/// An ok resnet50/even/fp32 configuration. Step time of iteration i = the slowest rank's sum of
+/// phase times + gap_s; throughput = global_batch / median step time.
+inline results::ConfigResult make_ok_config(const std::string& id, int ranks, int global_batch,
+                                            int iterations, std::vector<std::string> phases,
+                                            const PhaseFormula& phase_s, double gap_s) {
+  results::ConfigResult c = even_config(id, ranks, global_batch);
   c.phase_names = std::move(phases);
   const int n_phases = static_cast<int>(c.phase_names.size());
   c.rank_phase_time.resize(static_cast<std::size_t>(ranks * iterations * n_phases));
@@ -54,14 +60,7 @@ inline results::ConfigResult make_ok_config(const std::string& id, int ranks, in
 /// A configuration that did not finish.
 inline results::ConfigResult make_failed_config(const std::string& id, int ranks, int global_batch,
                                                 results::Status status, const std::string& error) {
-  results::ConfigResult c;
-  c.id = id;
-  c.workload = "resnet50";
-  c.ranks = ranks;
-  c.global_batch = global_batch;
-  c.per_rank_batch.assign(static_cast<std::size_t>(ranks), global_batch / ranks);
-  c.batch_split = "even";
-  c.precision = "fp32";
+  results::ConfigResult c = even_config(id, ranks, global_batch);
   c.status = status;
   c.error = error;
   return c;
