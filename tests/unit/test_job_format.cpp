@@ -10,6 +10,7 @@
 #include "harness/job/job_format.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace {
 
@@ -29,12 +30,7 @@ global_batch = [24, 48]
 batch_split = ["even", [2, 1, 1]]
 )";
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using scaletune::testing_support::lines_of;
 
 std::vector<std::string> plan_lines(int world_size) {
   const JobSpec job = scaletune::job::parse_job_text(kJob, "plan.toml");

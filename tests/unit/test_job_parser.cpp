@@ -15,6 +15,7 @@
 
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace {
 
@@ -45,12 +46,7 @@ iterations = 3
 backend = "mpi"
 )";
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
+using scaletune::testing_support::lines_of;
 
 /// kValidJob with the line of `key` in [table] replaced by `line` (put first in the table when
 /// the key is not there; the key removed when `line` is empty).
