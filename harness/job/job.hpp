@@ -26,13 +26,43 @@ struct ResNet50Options {
   bool sync_batch_norm = false;  ///< batch-norm statistics over the global batch (all ranks)
 };
 
-/// [workload] table: the kind plus the options of that kind.
-struct WorkloadSpec {
-  std::string kind;  ///< "resnet50" (later: "dlrm", "transformer", "collectives")
-  ResNet50Options resnet50;
+/// [workload] keys of kind "collectives": an nccl-tests-style benchmark of each op at sizes
+/// min_bytes, min_bytes * step_factor, ... up to max_bytes (sizes in bytes, as nccl-tests' -b,
+/// -e, -f; a size is the total buffer of the op as nccl-tests counts it; the list is
+/// collective_sizes() of collective_sizes.hpp, at most 1024 sizes). Its sweep is ranks only;
+/// each configuration counts one "sample" as one pass over every op at every size, so its
+/// global_batch is 1 and its throughput is passes/s.
+struct CollectivesOptions {
+  /// Ops to time, each once, in the order given: "all_reduce", "reduce_scatter", "all_gather",
+  /// "all_gatherv", "alltoall", "alltoallv", "broadcast" (nccl-tests names; the v forms with
+  /// even counts). Default: all of them.
+  /// A non-empty list without repeats.
+  std::vector<std::string> ops;
+  std::int64_t min_bytes = 8;           ///< smallest size, bytes, [1, 2^40]
+  std::int64_t max_bytes = 64LL << 20;  ///< largest size, bytes, [min_bytes, 2^40]
+  double step_factor = 2.0;             ///< size multiplier, (1, 1024]
+  std::string dtype = "fp32";           ///< "fp32" | "fp64" | "fp16" | "bf16" | "int32" | "int64"
+  std::string redop = "sum";            ///< reduction of reducing ops: "sum" | "avg"
+  bool in_place = true;                 ///< also time the in-place form (nccl-tests prints both)
 };
 
-/// [sweep] table: every key is a list; the sweep is their Cartesian product.
+/// Every op a collectives workload can time, in nccl-tests spelling.
+inline const std::vector<std::string>& collective_op_names() {
+  static const std::vector<std::string> names{"all_reduce",  "reduce_scatter", "all_gather",
+                                              "all_gatherv", "alltoall",       "alltoallv",
+                                              "broadcast"};
+  return names;
+}
+
+/// [workload] table: the kind plus the options of that kind.
+struct WorkloadSpec {
+  std::string kind;  ///< "resnet50" | "collectives" (later: "dlrm", "transformer")
+  ResNet50Options resnet50;
+  CollectivesOptions collectives;
+};
+
+/// [sweep] table: every key is a list; the sweep is their Cartesian product. A kind that sweeps
+/// ranks only ("collectives") leaves every list but ranks empty.
 struct SweepSpec {
   std::vector<int> ranks;                ///< each in [1, 2^20]
   std::vector<int> global_batch;         ///< samples per step, each in [1, 2^30]
@@ -52,9 +82,11 @@ struct RunSpec {
 
 /// [comm] table.
 struct CommSpec {
-  std::string backend = "auto";  ///< "mpi" | "nccl" | "auto"
-  double bucket_mib = 25.0;      ///< gradient all-reduce bucket size, MiB (2^20 bytes),
-                                 ///< [1/1024, 2^20] (1 KiB to 1 TiB)
+  /// "mpi" | "nccl" | "auto"; "nccl" only for kinds whose buffers can live in device memory
+  /// ("collectives"; whether a device exists is checked at run time)
+  std::string backend = "auto";
+  double bucket_mib = 25.0;  ///< gradient all-reduce bucket size, MiB (2^20 bytes),
+                             ///< [1/1024, 2^20] (1 KiB to 1 TiB)
 };
 
 /// A whole validated job file.
@@ -68,15 +100,22 @@ struct JobSpec {
   CommSpec comm;
 };
 
-/// One point of a sweep: every swept key fixed.
+/// Config::batch_split of a kind that sweeps ranks only: there is no batch to split.
+inline constexpr const char* kNoBatchSplit = "none";
+
+/// One point of a sweep: every swept key fixed. A configuration of a kind that sweeps ranks
+/// only ("collectives") has global_batch 1 (one sample: one pass over every op and size),
+/// batch_split kNoBatchSplit, per_rank_batch empty and precision its dtype.
 struct Config {
   std::string id;           ///< stable for the same settings, e.g. "resnet50-r2-b64-even-fp32"
   std::string workload;     ///< workload kind
   int ranks = 1;            ///< ranks the configuration runs on (the first `ranks` of the world)
   int global_batch = 1;     ///< samples per step over all ranks
   std::string batch_split;  ///< as written in the job file ("even", "0.5,0.25,0.25", ...)
-  std::vector<int> per_rank_batch;  ///< [ranks], samples of each rank; sums to global_batch
-  std::string precision;            ///< "fp32"
+  /// [ranks], samples of each rank, summing to global_batch; empty when batch_split is
+  /// kNoBatchSplit
+  std::vector<int> per_rank_batch;
+  std::string precision;  ///< "fp32"; for collectives its dtype ("fp32", "bf16", "int64", ...)
 };
 
 }  // namespace scaletune::job

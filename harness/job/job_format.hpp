@@ -16,7 +16,11 @@ namespace scaletune::job {
 ///   total: N configurations, ...
 /// `runs` is "skipped (needs R ranks)" when world_size > 0 and the configuration's ranks exceed
 /// it, "yes" otherwise; world_size 0 means unknown (no --world), and the total line says so.
-/// Throws std::out_of_range when job.workload.kind is no known workload kind.
+/// A kind that sweeps ranks only (collectives) shows global_batch 1 (one pass over every op and
+/// size) and per_rank_batch "-"; its header line gives the number of sizes per op.
+/// Throws std::out_of_range when job.workload.kind is no known workload kind, and
+/// std::invalid_argument or std::length_error for collectives sizes out of range (parse_job_*
+/// rules both out).
 std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, int world_size);
 
 }  // namespace scaletune::job

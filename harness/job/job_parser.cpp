@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include <toml++/toml.h>
@@ -65,14 +66,16 @@ RunSpec read_run(const TableReader& run) {
   return spec;
 }
 
-CommSpec read_comm(const TableReader& comm) {
+/// Reads [comm] of a job of workload `kind`: backend "nccl" only for a kind with device buffers.
+CommSpec read_comm(const TableReader& comm, const detail::WorkloadKind& kind) {
   comm.reject_unknown_keys(kCommKeys);
   CommSpec spec;
   spec.backend = comm.choice("backend", kBackends).value_or(spec.backend);
-  if (spec.backend == "nccl")
+  if (spec.backend == "nccl" && !kind.device_buffers)
     comm.fail(*comm.find("backend"), "backend",
-              "backend 'nccl' is not available in this version (no NCCL communicator yet); use "
-              "\"mpi\" or \"auto\"");
+              "backend 'nccl' cannot serve workload.kind = \"" + std::string(kind.name) +
+                  "\": it runs on host memory in this version and NCCL needs device buffers; "
+                  "use \"mpi\" or \"auto\"");
   spec.bucket_mib = comm.number_in("bucket_mib", kMinBucketMib, kMaxBucketMib, kBucketRange)
                         .value_or(spec.bucket_mib);
   return spec;
@@ -97,9 +100,10 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.toml_text = text;
   spec.job = detail::read_job_info(top.table("job"));
   spec.workload = detail::read_workload(top.table("workload"));
-  spec.sweep = detail::read_sweep(top.table("sweep"));
+  const detail::WorkloadKind& kind = detail::workload_kind(spec.workload.kind);
+  spec.sweep = detail::read_sweep(top.table("sweep"), kind);
   spec.run = read_run(top.table("run"));
-  spec.comm = read_comm(top.table("comm"));
+  spec.comm = read_comm(top.table("comm"), kind);
   return spec;
 }
 

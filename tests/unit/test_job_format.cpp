@@ -103,4 +103,51 @@ TEST(FormatPlan, UnknownWorldRunsEverythingAndSaysSo) {
   EXPECT_EQ(lines.back(), "total: 6 configurations; world size unknown (pass --world N)");
 }
 
+// ---- kind "collectives" --------------------------------------------------------------------
+
+const std::string kCollectivesJob = R"([job]
+name = "coll-plan"
+[workload]
+kind = "collectives"
+ops = ["all_reduce", "broadcast"]
+min_bytes = 8
+max_bytes = 1024
+dtype = "int32"
+redop = "avg"
+in_place = false
+[sweep]
+ranks = [1, 2, 4]
+[comm]
+backend = "nccl"
+)";
+
+std::vector<std::string> collectives_plan_lines(int world_size) {
+  const JobSpec job = scaletune::job::parse_job_text(kCollectivesJob, "coll.toml");
+  return lines_of(format_plan(job, scaletune::job::expand_sweep(job), world_size));
+}
+
+TEST(FormatPlan, CollectivesHeaderGivesOpsSizeRangeAndSizesPerOp) {
+  const std::vector<std::string> lines = collectives_plan_lines(0);
+  ASSERT_FALSE(lines.empty());
+  // 8 B to 1 KiB by the default factor 2: 8, 16, ..., 1024 is 8 sizes.
+  EXPECT_EQ(lines[0],
+            "job coll-plan: workload collectives (ops=all_reduce,broadcast min_bytes=8 "
+            "max_bytes=1024 step_factor=2 sizes_per_op=8 dtype=int32 redop=avg in_place=false), "
+            "output results/coll-plan.h5");
+}
+
+TEST(FormatPlan, CollectivesRowsHaveOnePassPerStepAndNoPerRankBatch) {
+  const std::vector<std::string> lines = collectives_plan_lines(2);
+  // header, column names, units, 3 configurations, total.
+  ASSERT_EQ(lines.size(), 3u + 3u + 1u);
+  EXPECT_TRUE(matches(lines[3], R"(0\s+collectives-r1-int32\s+1\s+1\s+-\s+int32\s+yes)"))
+      << lines[3];
+  EXPECT_TRUE(matches(lines[4], R"(1\s+collectives-r2-int32\s+2\s+1\s+-\s+int32\s+yes)"))
+      << lines[4];
+  EXPECT_TRUE(matches(
+      lines[5], R"(2\s+collectives-r4-int32\s+4\s+1\s+-\s+int32\s+skipped \(needs 4 ranks\))"))
+      << lines[5];
+  EXPECT_EQ(lines[6], "total: 3 configurations, 2 run on 2 ranks, 1 skipped");
+}
+
 }  // namespace

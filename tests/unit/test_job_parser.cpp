@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/job/job.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "tests/support/text_lines.hpp"
@@ -46,12 +48,37 @@ iterations = 3
 backend = "mpi"
 )";
 
+/// A valid job of kind "collectives" that sets every [workload] key and uses backend "nccl".
+const std::string kValidCollectivesJob = R"([job]
+name = "c"
+
+[workload]
+kind = "collectives"
+ops = ["all_reduce", "broadcast"]
+min_bytes = 8
+max_bytes = 1024
+step_factor = 2
+dtype = "fp32"
+redop = "sum"
+in_place = true
+
+[sweep]
+ranks = [1, 2]
+
+[run]
+iterations = 3
+
+[comm]
+backend = "nccl"
+)";
+
 using scaletune::testing_support::lines_of;
 
-/// kValidJob with the line of `key` in [table] replaced by `line` (put first in the table when
-/// the key is not there; the key removed when `line` is empty).
-std::string edited(const std::string& table, const std::string& key, const std::string& line) {
-  std::vector<std::string> lines = lines_of(kValidJob);
+/// `base` (kValidJob unless given) with the line of `key` in [table] replaced by `line` (put
+/// first in the table when the key is not there; the key removed when `line` is empty).
+std::string edited(const std::string& table, const std::string& key, const std::string& line,
+                   const std::string& base = kValidJob) {
+  std::vector<std::string> lines = lines_of(base);
   auto header = std::find(lines.begin(), lines.end(), "[" + table + "]");
   EXPECT_NE(header, lines.end()) << "no table " << table;
   auto end = std::find_if(header + 1, lines.end(),
@@ -255,16 +282,14 @@ bucket_mib = 12.5
   EXPECT_DOUBLE_EQ(job.comm.bucket_mib, 12.5);
 }
 
-TEST(JobParser, RejectsTheNcclBackendUntilItExists) {
+TEST(JobParser, RefusesTheNcclBackendForResnet50OnHostMemory) {
   const std::string text = edited("comm", "backend", "backend = \"nccl\"");
-  try {
-    parse_job_text(text, kFile);
-    FAIL() << "backend nccl must be rejected";
-  } catch (const JobError& e) {
-    EXPECT_EQ(e.key(), "backend");
-    EXPECT_GT(e.line(), 0);
-    EXPECT_NE(e.message().find("use \"mpi\" or \"auto\""), std::string::npos) << e.what();
-  }
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "backend");
+  EXPECT_EQ(e.line(), line_of(text, "backend = \"nccl\""));
+  EXPECT_EQ(e.message(),
+            "backend 'nccl' cannot serve workload.kind = \"resnet50\": it runs on host memory in "
+            "this version and NCCL needs device buffers; use \"mpi\" or \"auto\"");
 }
 
 TEST(JobParser, AcceptsTheEdgesOfEveryRange) {
@@ -360,7 +385,7 @@ TEST(JobFiles, EveryShippedJobParses) {
     EXPECT_EQ(job.path, entry.path().string());
     ++count;
   }
-  EXPECT_GE(count, 2);
+  EXPECT_GE(count, 4);
 }
 
 TEST(JobFiles, MissingFileIsAnErrorNamingIt) {
@@ -546,7 +571,8 @@ TEST_P(JobMissingKey, IsAnErrorWithoutLine) {
 INSTANTIATE_TEST_SUITE_P(
     Required, JobMissingKey,
     testing::Values(MissingKey{"job", "name", "job.name is required (a non-empty string)"},
-                    MissingKey{"workload", "kind", "workload.kind is required (one of resnet50)"},
+                    MissingKey{"workload", "kind",
+                               "workload.kind is required (one of resnet50, collectives)"},
                     MissingKey{"sweep", "ranks", "sweep.ranks is required"},
                     MissingKey{"sweep", "global_batch", "sweep.global_batch is required"}));
 
@@ -560,14 +586,15 @@ TEST(JobMissingTable, AbsentSweepMeansMissingRanks) {
 // ---- one bad line: wrong types, out of range, unknown keys and words -----------------------
 
 struct BadLine {
-  std::string table;    ///< the table the line goes in
-  std::string line;     ///< "key = value", replacing that key's line
-  std::string key;      ///< the key the error must name
-  std::string message;  ///< a part of the message
+  std::string table;             ///< the table the line goes in
+  std::string line;              ///< "key = value", replacing that key's line
+  std::string key;               ///< the key the error must name
+  std::string message;           ///< a part of the message
+  std::string base = kValidJob;  ///< the job the line is edited into
 };
 
 void PrintTo(const BadLine& c, std::ostream* out) {
-  *out << "[" << c.table << "] " << c.line;
+  *out << (c.base == kValidJob ? "resnet50 " : "collectives ") << "[" << c.table << "] " << c.line;
 }
 
 class JobBadLine : public testing::TestWithParam<BadLine> {};
@@ -575,7 +602,7 @@ class JobBadLine : public testing::TestWithParam<BadLine> {};
 TEST_P(JobBadLine, NamesLineKeyAndWhatWasExpected) {
   const BadLine& c = GetParam();
   const std::string key_text = c.line.substr(0, c.line.find(" ="));
-  const std::string text = edited(c.table, key_text, c.line);
+  const std::string text = edited(c.table, key_text, c.line, c.base);
   const JobError e = error_of(text);
   EXPECT_EQ(e.key(), c.key) << e.what();
   EXPECT_EQ(e.line(), line_of(text, c.line)) << e.what();
@@ -744,7 +771,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"workload", "kind = \"resnet-50\"", "kind",
                 "unknown workload kind 'resnet-50'; did you mean 'resnet50'?"},
         BadLine{"workload", "kind = \"transformer\"", "kind",
-                "unknown workload kind 'transformer'; known kinds: resnet50"},
+                "unknown workload kind 'transformer'; known kinds: resnet50, collectives"},
         BadLine{"comm", "backend = \"mpii\"", "backend",
                 "unknown backend 'mpii'; expected one of mpi, nccl, auto; did you mean 'mpi'?"},
         BadLine{"comm", "backend = \"ucx-verbs\"", "backend",
@@ -834,5 +861,252 @@ TEST(JobPositions, EvenEntryIsCheckedBesideAWeightList) {
   EXPECT_EQ(e.line(), 7);
   EXPECT_TRUE(contains(e.message(), "7 samples cannot split evenly over 2 ranks")) << e.what();
 }
+
+// ---- kind "collectives" --------------------------------------------------------------------
+
+/// A collectives job with the given [workload] option lines and ranks = [2]; the first option
+/// line is line 5.
+std::string collectives_job(const std::string& option_lines) {
+  return "[job]\nname = \"c\"\n[workload]\nkind = \"collectives\"\n" + option_lines +
+         "[sweep]\nranks = [2]\n";
+}
+
+TEST(JobCollectives, AppliesTheDocumentedDefaults) {
+  const std::string text = collectives_job("");
+  const JobSpec job = parse_job_text(text, kFile);
+  const scaletune::job::CollectivesOptions& options = job.workload.collectives;
+  EXPECT_EQ(job.workload.kind, "collectives");
+  // job.hpp: every op, in nccl-tests spelling; 8 B to 64 MiB, doubling; fp32, sum, in place.
+  EXPECT_EQ(options.ops,
+            (std::vector<std::string>{"all_reduce", "reduce_scatter", "all_gather", "all_gatherv",
+                                      "alltoall", "alltoallv", "broadcast"}));
+  EXPECT_EQ(options.min_bytes, 8);
+  EXPECT_EQ(options.max_bytes, 64 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(options.step_factor, 2.0);
+  EXPECT_EQ(options.dtype, "fp32");
+  EXPECT_EQ(options.redop, "sum");
+  EXPECT_TRUE(options.in_place);
+  // Only ranks is swept; global_batch is not required.
+  EXPECT_EQ(job.sweep.ranks, std::vector<int>{2});
+  EXPECT_TRUE(job.sweep.global_batch.empty());
+  EXPECT_TRUE(job.sweep.batch_split.empty());
+  EXPECT_TRUE(job.sweep.split_weights.empty());
+  EXPECT_TRUE(job.sweep.precision.empty());
+  EXPECT_EQ(job.comm.backend, "auto");
+}
+
+TEST(JobCollectives, ReadsEveryKey) {
+  const JobSpec job = parse_job_text(
+      collectives_job("ops = [\"broadcast\", \"alltoallv\", \"all_reduce\"]\nmin_bytes = 1\n"
+                      "max_bytes = 1099511627776\nstep_factor = 1.5\ndtype = \"bf16\"\n"
+                      "redop = \"avg\"\nin_place = false\n"),
+      kFile);
+  const scaletune::job::CollectivesOptions& options = job.workload.collectives;
+  EXPECT_EQ(options.ops, (std::vector<std::string>{"broadcast", "alltoallv", "all_reduce"}));
+  EXPECT_EQ(options.min_bytes, 1);
+  EXPECT_EQ(options.max_bytes, std::int64_t{1} << 40);
+  EXPECT_DOUBLE_EQ(options.step_factor, 1.5);
+  EXPECT_EQ(options.dtype, "bf16");
+  EXPECT_EQ(options.redop, "avg");
+  EXPECT_FALSE(options.in_place);
+}
+
+TEST(JobCollectives, AcceptsEveryDtypeAndRedop) {
+  for (const std::string dtype : {"fp32", "fp64", "fp16", "bf16", "int32", "int64"}) {
+    SCOPED_TRACE(dtype);
+    EXPECT_EQ(parse_job_text(collectives_job("dtype = \"" + dtype + "\"\n"), kFile)
+                  .workload.collectives.dtype,
+              dtype);
+  }
+  for (const std::string redop : {"sum", "avg"}) {
+    EXPECT_EQ(parse_job_text(collectives_job("redop = \"" + redop + "\"\n"), kFile)
+                  .workload.collectives.redop,
+              redop);
+  }
+}
+
+TEST(JobCollectives, AcceptsTheEdgesOfEveryRange) {
+  const auto options = [](const std::string& lines) {
+    return parse_job_text(collectives_job(lines), kFile).workload.collectives;
+  };
+  // One size: min_bytes = max_bytes.
+  EXPECT_EQ(options("min_bytes = 1\nmax_bytes = 1\n").max_bytes, 1);
+  EXPECT_EQ(options("min_bytes = 1099511627776\nmax_bytes = 1099511627776\n").min_bytes,
+            std::int64_t{1} << 40);
+  EXPECT_DOUBLE_EQ(options("step_factor = 1024\n").step_factor, 1024.0);
+  // The smallest double above 1 is in (1, 1024]; over 8..16 it steps one byte at a time.
+  EXPECT_DOUBLE_EQ(options("max_bytes = 16\nstep_factor = 1.0000000000000002\n").step_factor,
+                   1.0000000000000002);
+  // A default min_bytes (8) below a written max_bytes, and the reverse.
+  EXPECT_EQ(options("max_bytes = 8\n").max_bytes, 8);
+  EXPECT_EQ(options("min_bytes = 67108864\n").min_bytes, 64 * 1024 * 1024);
+}
+
+TEST(JobCollectives, MaxBelowMinIsReportedAtMaxNamingBoth) {
+  const std::string text = collectives_job("min_bytes = 4096\nmax_bytes = 1024\n");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "max_bytes");
+  EXPECT_EQ(e.line(), 6);
+  EXPECT_EQ(e.column(), column_of_last(text, "1024"));
+  EXPECT_EQ(e.message(),
+            "max_bytes = 1024 is below min_bytes = 4096; max_bytes must be >= min_bytes");
+}
+
+TEST(JobCollectives, MinAboveTheDefaultMaxIsReportedAtMin) {
+  // The default max_bytes is 64 MiB = 67108864 bytes.
+  const JobError e = error_of(collectives_job("min_bytes = 67108865\n"));
+  EXPECT_EQ(e.key(), "min_bytes");
+  EXPECT_EQ(e.line(), 5);
+  EXPECT_EQ(e.message(),
+            "min_bytes = 67108865 is above the default max_bytes = 67108864; set max_bytes >= "
+            "min_bytes or lower min_bytes");
+}
+
+TEST(JobCollectives, AFactorGivingTooManySizesIsReportedAtIt) {
+  // 1.0001 adds one byte per step below 10,000 B: 1..1024 is 1024 sizes, 1..1025 one too many.
+  EXPECT_NO_THROW(parse_job_text(
+      collectives_job("min_bytes = 1\nmax_bytes = 1024\nstep_factor = 1.0001\n"), kFile));
+  const JobError e =
+      error_of(collectives_job("min_bytes = 1\nmax_bytes = 1025\nstep_factor = 1.0001\n"));
+  EXPECT_EQ(e.key(), "step_factor");
+  EXPECT_EQ(e.line(), 7);
+  EXPECT_EQ(e.message(),
+            "step_factor = 1.0001 gives more than 1024 sizes per op from min_bytes = 1 to "
+            "max_bytes = 1025; use a larger step_factor (2 doubles each size) or a narrower range");
+}
+
+TEST(JobCollectives, RepeatedOpIsReportedAtItsSecondOccurrence) {
+  const std::string line = "ops = [\"broadcast\", \"all_reduce\", \"broadcast\"]";
+  const std::string text = edited("workload", "ops", line, kValidCollectivesJob);
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "ops");
+  EXPECT_EQ(e.line(), line_of(text, line));
+  EXPECT_EQ(e.column(), column_of_last(text, "\"broadcast\"]"));
+  EXPECT_EQ(e.message(), "ops lists 'broadcast' twice; list each value once");
+}
+
+TEST(JobCollectives, UnknownOpIsReportedAtThatOp) {
+  const std::string line = "ops = [\"all_reduce\", \"allgather\"]";
+  const std::string text = edited("workload", "ops", line, kValidCollectivesJob);
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.column(), column_of_last(text, "\"allgather\""));
+}
+
+TEST(JobCollectives, SweepNeedsRanksOnly) {
+  const JobError e = error_of(edited("sweep", "ranks", "", kValidCollectivesJob));
+  EXPECT_EQ(e.key(), "ranks");
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_TRUE(contains(e.message(), "sweep.ranks is required")) << e.what();
+}
+
+TEST(JobCollectives, EveryBackendIsAccepted) {
+  for (const std::string backend : {"nccl", "mpi", "auto"}) {
+    SCOPED_TRACE(backend);
+    const std::string line = "backend = \"" + backend + "\"";
+    EXPECT_EQ(
+        parse_job_text(edited("comm", "backend", line, kValidCollectivesJob), kFile).comm.backend,
+        backend);
+  }
+}
+
+constexpr const char* kOpList =
+    "all_reduce, reduce_scatter, all_gather, all_gatherv, alltoall, alltoallv, broadcast";
+constexpr const char* kSizeRange = "must be >= 1 and <= 1099511627776";
+constexpr const char* kFactorRange =
+    "step_factor must be > 1 and <= 1024 (each size is the previous one times step_factor)";
+
+/// A line of the valid collectives job that must fail.
+BadLine collectives(const std::string& table, const std::string& line, const std::string& key,
+                    const std::string& message) {
+  return BadLine{table, line, key, message, kValidCollectivesJob};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    CollectivesWrongType, JobBadLine,
+    testing::Values(
+        collectives("workload", "ops = \"all_reduce\"", "ops",
+                    "ops: string where a list of strings is expected"),
+        collectives("workload", "ops = [1]", "ops", "ops: integer where a string is expected"),
+        collectives("workload", "ops = [[\"all_reduce\"]]", "ops",
+                    "ops: list where a string is expected"),
+        collectives("workload", "min_bytes = 8.0", "min_bytes",
+                    "min_bytes: float where an integer is expected"),
+        collectives("workload", "max_bytes = \"1G\"", "max_bytes",
+                    "max_bytes: string where an integer is expected"),
+        collectives("workload", "step_factor = \"2\"", "step_factor",
+                    "step_factor: string where a number is expected"),
+        collectives("workload", "dtype = 32", "dtype", "dtype: integer where a string is expected"),
+        collectives("workload", "redop = [\"sum\"]", "redop",
+                    "redop: list where a string is expected"),
+        collectives("workload", "in_place = \"yes\"", "in_place",
+                    "in_place: string where a boolean (true or false) is expected"),
+        collectives("workload", "in_place = 1", "in_place",
+                    "in_place: integer where a boolean (true or false) is expected")));
+
+INSTANTIATE_TEST_SUITE_P(
+    CollectivesOutOfRange, JobBadLine,
+    testing::Values(
+        collectives("workload", "ops = []", "ops",
+                    std::string("ops must not be an empty list; expected one or more of ") +
+                        kOpList),
+        collectives("workload", "ops = [\"\"]", "ops", "ops must not be an empty string"),
+        collectives("workload", "min_bytes = 0", "min_bytes",
+                    std::string("min_bytes ") + kSizeRange),
+        collectives("workload", "min_bytes = -8", "min_bytes",
+                    std::string("min_bytes ") + kSizeRange),
+        collectives("workload", "min_bytes = 1099511627777", "min_bytes",
+                    std::string("min_bytes ") + kSizeRange),
+        collectives("workload", "max_bytes = 0", "max_bytes",
+                    std::string("max_bytes ") + kSizeRange),
+        collectives("workload", "max_bytes = 1099511627777", "max_bytes",
+                    std::string("max_bytes ") + kSizeRange),
+        collectives("workload", "max_bytes = 4", "max_bytes",
+                    "max_bytes = 4 is below min_bytes = 8; max_bytes must be >= min_bytes"),
+        collectives("workload", "step_factor = 1", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = 1.0", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = 0.5", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = -2", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = 1024.5", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = nan", "step_factor", kFactorRange),
+        collectives("workload", "step_factor = inf", "step_factor", kFactorRange)));
+
+INSTANTIATE_TEST_SUITE_P(
+    CollectivesUnknownWord, JobBadLine,
+    testing::Values(
+        collectives("workload", "ops = [\"allreduce\"]", "ops",
+                    std::string("unknown value 'allreduce' in ops; expected one of ") + kOpList +
+                        "; did you mean 'all_reduce'?"),
+        collectives("workload", "ops = [\"all_reduce\", \"sendrecv\"]", "ops",
+                    "unknown value 'sendrecv' in ops"),
+        collectives("workload", "dtype = \"float\"", "dtype",
+                    "unknown dtype 'float'; expected one of fp32, fp64, fp16, bf16, int32, int64"),
+        collectives("workload", "dtype = \"fp23\"", "dtype",
+                    "unknown dtype 'fp23'; expected one of fp32, fp64, fp16, bf16, int32, int64; "
+                    "did you mean 'fp32'?"),
+        collectives("workload", "redop = \"prod\"", "redop",
+                    "unknown redop 'prod'; expected one of sum, avg"),
+        collectives("workload", "redop = \"sun\"", "redop", "did you mean 'sum'?"),
+        collectives("workload", "stepfactor = 2", "stepfactor",
+                    "unknown key in [workload]; did you mean 'step_factor'?"),
+        collectives("workload", "image_size = 64", "image_size",
+                    "unknown key in [workload]; valid keys: kind, ops, min_bytes, max_bytes, "
+                    "step_factor, dtype, redop, in_place")));
+
+constexpr const char* kRanksOnly =
+    "is not used by workload.kind = \"collectives\": the benchmark sweeps ranks only; remove it";
+
+INSTANTIATE_TEST_SUITE_P(
+    CollectivesSweep, JobBadLine,
+    testing::Values(
+        collectives("sweep", "global_batch = [8]", "global_batch",
+                    std::string("global_batch ") + kRanksOnly),
+        collectives("sweep", "batch_split = [\"even\"]", "batch_split",
+                    std::string("batch_split ") + kRanksOnly),
+        collectives("sweep", "precision = [\"fp32\"]", "precision",
+                    std::string("precision ") + kRanksOnly),
+        collectives("sweep", "rank = [2]", "rank", "unknown key in [sweep]; did you mean 'ranks'?"),
+        collectives("sweep", "ranks = []", "ranks", "a sweep list must not be empty"),
+        collectives("sweep", "ranks = [0]", "ranks", "ranks must be >= 1 and <= 1048576"),
+        collectives("sweep", "ranks = [2, 2]", "ranks", "ranks lists 2 twice")));
 
 }  // namespace

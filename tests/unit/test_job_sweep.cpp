@@ -1,14 +1,16 @@
 // Sweep expansion: order, counts, per-rank batches and configuration ids, checked against a
-// naive nested-loop reference written here.
+// naive nested-loop reference written here; kind "collectives" sweeps ranks only.
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "harness/job/collective_sizes.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
 
@@ -186,6 +188,90 @@ TEST(ExpandSweep, ShippedScalingJobCoversOneToSixtyFourRanks) {
     EXPECT_EQ(configs[i].per_rank_batch,
               std::vector<int>(static_cast<std::size_t>(ranks), configs[i].global_batch / ranks));
   }
+}
+
+// ---- kind "collectives": ranks only --------------------------------------------------------
+
+JobSpec collectives_job(const std::string& workload_lines, const std::string& ranks) {
+  return parse_job_text("[job]\nname = \"c\"\n[workload]\nkind = \"collectives\"\n" +
+                            workload_lines + "[sweep]\nranks = " + ranks + "\n",
+                        "collectives.toml");
+}
+
+TEST(ExpandSweep, CollectivesGiveOneConfigurationPerRanksValueInListedOrder) {
+  const std::vector<int> ranks = {4, 1, 2};
+  const std::vector<Config> configs =
+      expand_sweep(collectives_job("dtype = \"bf16\"\n", "[4, 1, 2]"));
+  ASSERT_EQ(configs.size(), ranks.size());
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const Config& c = configs[i];
+    SCOPED_TRACE(c.id);
+    EXPECT_EQ(c.workload, "collectives");
+    EXPECT_EQ(c.ranks, ranks[i]);
+    EXPECT_EQ(c.global_batch, 1);  // one sample: one pass over every op and size
+    EXPECT_EQ(c.batch_split, "none");
+    EXPECT_TRUE(c.per_rank_batch.empty());
+    EXPECT_EQ(c.precision, "bf16");
+    EXPECT_EQ(c.id, "collectives-r" + std::to_string(ranks[i]) + "-bf16");
+  }
+}
+
+TEST(ExpandSweep, CollectivesPrecisionIsTheDtype) {
+  for (const std::string dtype : {"fp32", "fp64", "fp16", "bf16", "int32", "int64"}) {
+    SCOPED_TRACE(dtype);
+    const std::vector<Config> configs =
+        expand_sweep(collectives_job("dtype = \"" + dtype + "\"\n", "[8]"));
+    ASSERT_EQ(configs.size(), 1u);
+    EXPECT_EQ(configs[0].precision, dtype);
+    EXPECT_EQ(configs[0].id, "collectives-r8-" + dtype);
+  }
+}
+
+TEST(ConfigId, CollectivesMatchTheDocumentedExample) {
+  const Config collectives{.id = "",
+                           .workload = "collectives",
+                           .ranks = 8,
+                           .global_batch = 1,
+                           .batch_split = "none",
+                           .per_rank_batch = {},
+                           .precision = "fp32"};
+  EXPECT_EQ(config_id(collectives), "collectives-r8-fp32");
+  Config other = collectives;
+  other.ranks = 16;
+  EXPECT_EQ(config_id(other), "collectives-r16-fp32");
+  other = collectives;
+  other.precision = "int64";
+  EXPECT_EQ(config_id(other), "collectives-r8-int64");
+}
+
+TEST(ExpandSweep, ShippedCollectivesCpuJobIsSmall) {
+  const JobSpec job = scaletune::job::parse_job_file(std::string(SCALETUNE_SOURCE_DIR) +
+                                                     "/jobs/collectives-cpu.toml");
+  EXPECT_EQ(job.comm.backend, "mpi");
+  EXPECT_EQ(job.workload.collectives.ops.size(), 7u);
+  // 8 B to 64 KiB by 4: 8, 32, 128, 512, 2048, 8192, 32768.
+  EXPECT_EQ(scaletune::job::collective_sizes(job.workload.collectives),
+            (std::vector<std::int64_t>{8, 32, 128, 512, 2048, 8192, 32768}));
+  const std::vector<Config> configs = expand_sweep(job);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].id, "collectives-r1-fp32");
+  EXPECT_EQ(configs[1].id, "collectives-r2-fp32");
+}
+
+TEST(ExpandSweep, ShippedCollectivesJobCoversTwoToSixtyFourGpus) {
+  const JobSpec job =
+      scaletune::job::parse_job_file(std::string(SCALETUNE_SOURCE_DIR) + "/jobs/collectives.toml");
+  EXPECT_EQ(job.comm.backend, "nccl");
+  EXPECT_EQ(job.workload.collectives.dtype, "fp32");
+  // 1 B to 1 GiB by 2: 2^0 .. 2^30.
+  const std::vector<std::int64_t> sizes =
+      scaletune::job::collective_sizes(job.workload.collectives);
+  ASSERT_EQ(sizes.size(), 31u);
+  EXPECT_EQ(sizes.front(), 1);
+  EXPECT_EQ(sizes.back(), std::int64_t{1} << 30);
+  const std::vector<Config> configs = expand_sweep(job);
+  ASSERT_EQ(configs.size(), 6u);
+  for (std::size_t i = 0; i < configs.size(); ++i) EXPECT_EQ(configs[i].ranks, 2 << i);
 }
 
 }  // namespace

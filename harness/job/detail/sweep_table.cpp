@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -12,11 +13,13 @@
 #include "harness/job/detail/edit_distance.hpp"
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/text.hpp"
+#include "harness/job/detail/workload_kinds.hpp"
 #include "harness/job/sweep.hpp"
 
 namespace scaletune::job::detail {
 namespace {
 
+// ranks first: a kind that sweeps ranks only takes none of the others.
 constexpr std::array<std::string_view, 4> kKeys = {"ranks", "global_batch", "batch_split",
                                                    "precision"};
 constexpr std::array<std::string_view, 1> kPrecisions = {"fp32"};
@@ -200,10 +203,30 @@ void check_splits(const TableReader& sweep, const SweepSpec& spec,
   }
 }
 
+/// For a kind that sweeps ranks only: throws at the first of global_batch, batch_split and
+/// precision that is present.
+void reject_batch_keys(const TableReader& sweep, const WorkloadKind& kind) {
+  for (const std::string_view key : std::span(kKeys).subspan(1)) {
+    const toml::node* node = sweep.find(key);
+    if (node == nullptr) continue;
+    sweep.fail(*node, key,
+               std::string(key) + " is not used by workload.kind = \"" + std::string(kind.name) +
+                   "\": the benchmark sweeps ranks only; remove it");
+  }
+}
+
 }  // namespace
 
-SweepSpec read_sweep(const TableReader& sweep) {
+SweepSpec read_sweep(const TableReader& sweep, const WorkloadKind& kind) {
   sweep.reject_unknown_keys(kKeys);
+  if (!kind.sweeps_batch) {
+    reject_batch_keys(sweep, kind);
+    return SweepSpec{.ranks = values_of(read_counts(sweep, "ranks", kMaxRanks)),
+                     .global_batch = {},
+                     .batch_split = {},
+                     .split_weights = {},
+                     .precision = {}};
+  }
   const std::vector<Located<int>> ranks = read_counts(sweep, "ranks", kMaxRanks);
   const std::vector<Located<int>> global_batch =
       read_counts(sweep, "global_batch", kMaxGlobalBatch);

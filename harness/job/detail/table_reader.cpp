@@ -26,6 +26,11 @@ double number_of(const toml::node& node) {
   return node.as_floating_point()->get();
 }
 
+/// "expected one of A, B, C", with a did-you-mean hint when `word` is near one of them.
+std::string expected_one_of(std::string_view word, std::span<const std::string_view> choices) {
+  return "expected one of " + join(choices, ", ") + did_you_mean(word, choices);
+}
+
 }  // namespace
 
 std::string_view type_word(const toml::node& node) {
@@ -135,8 +140,31 @@ std::optional<std::string> TableReader::choice(std::string_view key,
   std::optional<std::string> value = string(key);
   if (!value || std::ranges::find(choices, *value) != choices.end()) return value;
   fail(*find(key), key,
-       "unknown " + std::string(key) + " '" + *value + "'; expected one of " + join(choices, ", ") +
-           did_you_mean(*value, choices));
+       "unknown " + std::string(key) + " '" + *value + "'; " + expected_one_of(*value, choices));
+}
+
+std::optional<std::vector<std::string>> TableReader::choice_list(
+    std::string_view key, std::span<const std::string_view> choices) const {
+  const toml::node* node = find(key);
+  if (node == nullptr) return std::nullopt;
+  const toml::array* list = node->as_array();
+  if (list == nullptr) fail_type(*node, key, "a list of strings");
+  if (list->empty())
+    fail(*node, key,
+         std::string(key) + " must not be an empty list; expected one or more of " +
+             join(choices, ", "));
+  std::vector<std::string> words;
+  for (const toml::node& element : *list) {
+    std::string word = as_string(element, key);
+    if (std::ranges::find(choices, word) == choices.end())
+      fail(element, key,
+           "unknown value '" + word + "' in " + std::string(key) + "; " +
+               expected_one_of(word, choices));
+    if (std::ranges::find(words, word) != words.end())
+      fail(element, key, std::string(key) + " lists '" + word + "' twice; list each value once");
+    words.push_back(std::move(word));
+  }
+  return words;
 }
 
 std::int64_t TableReader::as_integer(const toml::node& node, std::string_view key, std::int64_t min,

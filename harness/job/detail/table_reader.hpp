@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <toml++/toml.h>
 
@@ -57,6 +58,12 @@ class TableReader {
   /// String equal to one of `choices`; nullopt when absent. Throws with a did-you-mean hint.
   std::optional<std::string> choice(std::string_view key,
                                     std::span<const std::string_view> choices) const;
+  /// Non-empty list of distinct strings, each one of `choices`, in the order written; nullopt
+  /// when absent. Throws at the list for a non-list or an empty list ("ops must not be an empty
+  /// list; expected one or more of ..."), at the element for a non-string, a word not in
+  /// `choices` (with a did-you-mean hint) or a word listed twice.
+  std::optional<std::vector<std::string>> choice_list(
+      std::string_view key, std::span<const std::string_view> choices) const;
 
   /// Node-level forms of the readers above, for list elements; `key` names the list.
   std::int64_t as_integer(const toml::node& node, std::string_view key, std::int64_t min,

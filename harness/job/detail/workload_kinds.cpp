@@ -4,6 +4,9 @@
 #include <array>
 #include <stdexcept>
 
+#include "harness/job/detail/batch_sweep.hpp"
+#include "harness/job/detail/collectives_options.hpp"
+#include "harness/job/detail/collectives_sweep.hpp"
 #include "harness/job/detail/edit_distance.hpp"
 #include "harness/job/detail/resnet50_options.hpp"
 #include "harness/job/detail/table_reader.hpp"
@@ -12,9 +15,21 @@
 namespace scaletune::job::detail {
 namespace {
 
-const std::array<WorkloadKind, 1> kKinds = {
-    WorkloadKind{"resnet50", resnet50_option_keys(), read_resnet50_options,
-                 describe_resnet50_options},
+const std::array<WorkloadKind, 2> kKinds = {
+    WorkloadKind{.name = "resnet50",
+                 .option_keys = resnet50_option_keys(),
+                 .read_options = read_resnet50_options,
+                 .describe_options = describe_resnet50_options,
+                 .sweeps_batch = true,
+                 .expand = expand_batch_sweep,
+                 .device_buffers = false},
+    WorkloadKind{.name = "collectives",
+                 .option_keys = collectives_option_keys(),
+                 .read_options = read_collectives_options,
+                 .describe_options = describe_collectives_options,
+                 .sweeps_batch = false,
+                 .expand = expand_collectives_sweep,
+                 .device_buffers = true},
 };
 
 std::vector<std::string_view> kind_names() {

@@ -14,12 +14,20 @@ namespace scaletune::job::detail {
 class TableReader;
 
 /// One workload kind: its name, the [workload] keys it takes besides "kind", a reader that
-/// fills its options in a WorkloadSpec and a one-line description of those options.
+/// fills its options in a WorkloadSpec, a one-line description of those options, what its
+/// [sweep] takes, how its configurations are made and whether NCCL can serve it.
 struct WorkloadKind {
   std::string_view name;
   std::span<const std::string_view> option_keys;
   void (*read_options)(const TableReader& workload, WorkloadSpec& spec);
   std::string (*describe_options)(const WorkloadSpec& spec);
+  /// true: [sweep] takes global_batch (required), batch_split and precision besides ranks;
+  /// false: ranks only, and those keys are errors.
+  bool sweeps_batch;
+  /// The configurations of a validated job of this kind, in run order (expand_sweep).
+  std::vector<Config> (*expand)(const JobSpec& job);
+  /// Whether its buffers can live in device memory, which [comm] backend "nccl" needs.
+  bool device_buffers;
 };
 
 /// Every kind this version knows.
