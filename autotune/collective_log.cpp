@@ -1,12 +1,12 @@
 #include "autotune/collective_log.hpp"
 
 #include <optional>
-#include <stdexcept>
 #include <string_view>
 #include <utility>
 
 #include "autotune/detail/log_text.hpp"
 #include "autotune/detail/nccl_tests_context.hpp"
+#include "harness/results/bus_bandwidth.hpp"
 
 namespace scaletune::autotune {
 
@@ -15,35 +15,27 @@ namespace {
 using detail::LogLine;
 using detail::LogPlace;
 
-/// Factor by which busbw exceeds algbw (NVIDIA/nccl-tests doc/PERFORMANCE.md); nullopt for an
-/// op without one. Each rank of an all-reduce sends and receives 2(n-1)/n of the buffer
-/// (reduce-scatter then all-gather); all-gather, reduce-scatter and all-to-all move (n-1)/n;
-/// broadcast, reduce and point-to-point move the buffer once.
-std::optional<double> known_bus_factor(std::string_view op, int n) {
-  const double ranks = n;
-  if (op == "all_reduce") return 2.0 * (ranks - 1.0) / ranks;
-  if (op == "all_gather" || op == "reduce_scatter" || op == "alltoall")
-    return (ranks - 1.0) / ranks;
-  if (op == "broadcast" || op == "reduce" || op == "sendrecv" || op == "p2p" || op == "osu_bw")
-    return 1.0;
-  return std::nullopt;
-}
-
-/// GB/s (1e9 bytes/s) of `bytes` moved in `time_us` microseconds.
-double gbps(std::int64_t bytes, double time_us) {
-  return static_cast<double>(bytes) / time_us * 1e-3;
-}
+/// The tool named at the start of each row's source.
+constexpr std::string_view kNcclTestsTool = "nccl-tests";
+constexpr std::string_view kOsuTool = "osu";
 
 /// A row with algbw recomputed from bytes and time, and busbw from the bus factor where op and
-/// ranks give one, else `printed_busbw_gbps`.
-CollectiveRow make_row(std::string op, std::string dtype, std::int64_t bytes, int ranks,
-                       double time_us, double printed_busbw_gbps, std::int64_t wrong,
+/// ranks give one, else `printed_busbw_gbps`; its source is "<tool>:path:line".
+CollectiveRow make_row(std::string_view tool, std::string op, std::string dtype, std::int64_t bytes,
+                       int ranks, double time_us, double printed_busbw_gbps, std::int64_t wrong,
                        const LogPlace& place) {
-  CollectiveRow row{std::move(op),        std::move(dtype),   bytes, ranks,      time_us,
-                    gbps(bytes, time_us), printed_busbw_gbps, wrong, place.str()};
-  if (ranks > 0)
-    if (const auto factor = known_bus_factor(row.op, ranks))
-      row.busbw_gbps = row.algbw_gbps * *factor;
+  const double algbw = results::algbw_gbps(bytes, time_us);
+  CollectiveRow row{.op = std::move(op),
+                    .dtype = std::move(dtype),
+                    .bytes = bytes,
+                    .ranks = ranks,
+                    .time_us = time_us,
+                    .algbw_gbps = algbw,
+                    .busbw_gbps = printed_busbw_gbps,
+                    .wrong = wrong,
+                    .source = std::string(tool) + ":" + place.str()};
+  if (ranks > 0 && results::has_bus_factor(row.op))
+    row.busbw_gbps = algbw * results::bus_factor(row.op, ranks);
   return row;
 }
 
@@ -77,23 +69,16 @@ CollectiveRow read_osu_bw_row(const std::vector<std::string_view>& words, std::s
     place.fail("expected " + std::to_string(columns) + " columns (Size Bandwidth" +
                (columns == 3 ? " Validation" : "") + "), found " + std::to_string(words.size()));
   const std::int64_t bytes = detail::read_integer(words[0], "Size", place);
+  if (bytes == 0) place.fail("column 'Size': expected a message size > 0 bytes");
   const double mbps = detail::read_number(words[1], "Bandwidth", place);
   if (mbps <= 0.0) place.fail("column 'Bandwidth': expected a bandwidth > 0 MB/s");
   const std::int64_t wrong = columns == 3 && words[2] == "Pass" ? 0 : -1;
   // MB/s = 1e6 bytes/s = bytes/us, so bytes / (MB/s) is microseconds.
-  return make_row("osu_bw", "byte", bytes, 2, static_cast<double>(bytes) / mbps, mbps * 1e-3, wrong,
-                  place);
+  return make_row(kOsuTool, "osu_bw", "byte", bytes, 2, static_cast<double>(bytes) / mbps,
+                  mbps * 1e-3, wrong, place);
 }
 
 }  // namespace
-
-double bus_factor(const std::string& op, int n) {
-  if (n < 1)
-    throw std::invalid_argument("bus_factor: rank count must be >= 1, got " + std::to_string(n));
-  const auto factor = known_bus_factor(op, n);
-  if (!factor) throw std::invalid_argument("bus_factor: no bus factor for op '" + op + "'");
-  return *factor;
-}
 
 std::vector<CollectiveRow> parse_nccl_tests_log(const std::string& text, const std::string& path,
                                                 int ranks_override) {
@@ -109,8 +94,8 @@ std::vector<CollectiveRow> parse_nccl_tests_log(const std::string& text, const s
     }
     const detail::NcclTestsValues v = detail::read_nccl_tests_row(*words, context.columns(), place);
     const int ranks = ranks_override > 0 ? ranks_override : context.ranks();
-    rows.push_back(
-        make_row(context.op(), v.dtype, v.bytes, ranks, v.time_us, v.busbw_gbps, v.wrong, place));
+    rows.push_back(make_row(kNcclTestsTool, context.op(), v.dtype, v.bytes, ranks, v.time_us,
+                            v.busbw_gbps, v.wrong, place));
   }
   if (rows.empty()) fail_no_rows(lines, path, "nccl-tests");
   return rows;

@@ -2,35 +2,25 @@
 // Collective benchmark logs read into the rows that /collectives stores: nccl-tests tables
 // (current and 2019-2020 formats) and OSU Micro-Benchmarks osu_bw tables.
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "harness/results/result_types.hpp"
+
 namespace scaletune::autotune {
 
-/// One measured row of a collective benchmark log: what /collectives stores.
-struct CollectiveRow {
-  /// "all_reduce", "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce",
-  /// "sendrecv", "osu_bw", ...; "unknown" when the log does not name it.
-  std::string op;
-  /// Element type as printed ("float", "double", "half", ...); OSU: "byte".
-  std::string dtype;
-  /// Message size as printed in the size column, bytes.
-  std::int64_t bytes = 0;
-  /// Rank count of the run (nccl-tests: the "# Rank" lines; OSU bandwidth: 2); 0 when unknown.
-  int ranks = 0;
-  /// Out-of-place time, microseconds (OSU: bytes / bandwidth).
-  double time_us = 0.0;
-  /// bytes / time, GB/s (GB = 1e9 bytes), recomputed from bytes and time_us.
-  double algbw_gbps = 0.0;
-  /// algbw_gbps x bus_factor(op, ranks); the printed busbw where op or ranks is unknown.
-  double busbw_gbps = 0.0;
-  /// Out-of-place "#wrong" count; -1 when the log has none. Old "error" column: 0 when the
-  /// error is 0, else -1. OSU validation: "Pass" 0, otherwise -1.
-  std::int64_t wrong = -1;
-  /// "path:line" of the row in the log.
-  std::string source;
-};
+/// One measured row of a collective benchmark log: what /collectives stores
+/// (results::CollectiveResult). The parsers below fill it as follows. op: "all_reduce",
+/// "all_gather", "reduce_scatter", "alltoall", "broadcast", "reduce", "sendrecv", ... as the
+/// nccl-tests binary names it, "osu_bw" for OSU, "unknown" when the log does not name it.
+/// dtype: as printed ("float", "double", "half", ...); OSU "byte". bytes: the size column.
+/// ranks: the run's rank count (nccl-tests: the "# Rank" lines; OSU bandwidth: 2), 0 when
+/// unknown. time_us: the out-of-place time (OSU: bytes / bandwidth). algbw_gbps: recomputed as
+/// results::algbw_gbps(bytes, time_us). busbw_gbps: algbw_gbps x results::bus_factor(op,
+/// ranks), or the printed busbw where op or ranks is unknown. wrong: the out-of-place "#wrong"
+/// count, -1 when the log has none; old "error" column: 0 when the error is 0, else -1; OSU
+/// validation "Pass" 0, otherwise -1. source: "nccl-tests:path:line" or "osu:path:line".
+using CollectiveRow = results::CollectiveResult;
 
 /// Rows of an nccl-tests log, in file order. `text` is the whole log, `path` names it in
 /// `source` and in messages. The op comes from the "<op>_perf" binary named in a command line
@@ -51,10 +41,5 @@ std::vector<CollectiveRow> parse_nccl_tests_log(const std::string& text, const s
 /// std::invalid_argument "path:line: what" for a row it cannot read, a row before any header, a
 /// "# Size" header with other columns, a bandwidth <= 0, and when the log holds no table row.
 std::vector<CollectiveRow> parse_osu_log(const std::string& text, const std::string& path);
-
-/// nccl-tests bus bandwidth factor for `op` on `n` ranks (NVIDIA/nccl-tests doc/PERFORMANCE.md):
-/// all_reduce 2(n-1)/n; all_gather, reduce_scatter, alltoall (n-1)/n; broadcast, reduce,
-/// sendrecv, p2p, osu_bw 1. Throws std::invalid_argument for another op or n < 1.
-double bus_factor(const std::string& op, int n);
 
 }  // namespace scaletune::autotune

@@ -99,10 +99,14 @@ double scaling_efficiency(double throughput_p, int ranks_p, double throughput_p0
   return throughput_p * ranks_p0 / (ranks_p * throughput_p0);
 }
 
+bool is_training_config(const results::ConfigResult& config) {
+  return config.workload != kCollectivesWorkload;
+}
+
 std::vector<ConfigMetrics> compute_metrics(const results::ResultSet& results) {
   std::vector<ConfigMetrics> all;
   for (const results::ConfigResult& c : results.configs)
-    all.push_back(own_metrics(c, results.path));
+    if (is_training_config(c)) all.push_back(own_metrics(c, results.path));
   const auto base = baselines(all);
   for (ConfigMetrics& m : all) {
     if (m.status != results::Status::ok) continue;

@@ -2,6 +2,7 @@
 // Per-configuration metrics (DESIGN.md "Words").
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autotune/phase_shares.hpp"
@@ -41,9 +42,18 @@ struct ConfigMetrics {
   PhaseShares shares;       ///< see phase_shares()
 };
 
-/// Metrics of every configuration of `results`, in file order. The baseline of a series is its
-/// ok configuration with the fewest ranks, whatever its batch split (the first in file order
-/// on a tie).
+/// Workload of the collective benchmark's configurations (one per rank count): they time
+/// collectives, not training steps, and their measurements are the /collectives rows.
+inline constexpr std::string_view kCollectivesWorkload = "collectives";
+
+/// True for a configuration of a training workload (resnet50, dlrm, transformer, ...), false
+/// for one of the collective benchmark (kCollectivesWorkload).
+bool is_training_config(const results::ConfigResult& config);
+
+/// Metrics of every training configuration of `results` (is_training_config), in file order;
+/// the collective benchmark's configurations are left out: they have no training throughput
+/// to rank or fit. The baseline of a series is its ok configuration with the fewest ranks,
+/// whatever its batch split (the first in file order on a tie).
 /// Throws std::invalid_argument naming the file and configuration when an ok configuration has
 /// ranks < 1, a throughput that is not positive, or inconsistent phase data (phase_shares()).
 std::vector<ConfigMetrics> compute_metrics(const results::ResultSet& results);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string_view>
 #include <tuple>
 #include <vector>
@@ -94,6 +95,31 @@ std::string unfinished_lines(const Rows& rows, const std::string& prefix) {
   return lines;
 }
 
+/// "<path>: <n> configurations[, <k> collective benchmark configurations][, <m> /collectives
+/// rows]".
+std::string contents_line(const results::ResultSet& results, std::size_t training_configs) {
+  const auto benchmarks = static_cast<std::size_t>(
+      std::ranges::count_if(results.configs, std::not_fn(is_training_config)));
+  std::string line = results.path + ": " + counted(training_configs, "configuration");
+  if (benchmarks > 0) line += ", " + counted(benchmarks, "collective benchmark configuration");
+  if (!results.collectives.empty())
+    line += ", " + counted(results.collectives.size(), "/collectives row");
+  return line + "\n";
+}
+
+/// "collective benchmark <id> (<n> ranks): <status>[: <error>]" for each configuration of the
+/// collective benchmark, in file order.
+std::string collective_benchmark_lines(const results::ResultSet& results) {
+  std::string lines;
+  for (const results::ConfigResult& c : results.configs)
+    if (!is_training_config(c))
+      lines += "collective benchmark " + c.id + " (" +
+               counted(static_cast<std::size_t>(c.ranks), "rank") +
+               "): " + results::to_string(c.status) + (c.error.empty() ? "" : ": " + c.error) +
+               "\n";
+  return lines;
+}
+
 std::string params_text(const ScalingFit& fit) {
   std::string text;
   for (const auto& [name, value] : fit.params)
@@ -173,8 +199,11 @@ std::string inspect_table(const results::ResultSet& results,
                           std::span<const ConfigMetrics> metrics) {
   const Rows rows = table_order(metrics);
   const std::string unfinished = unfinished_lines(rows, "");
-  return results.path + ": " + counted(metrics.size(), "configuration") + "\n\n" +
-         detail::to_plain(config_table(rows)) + (unfinished.empty() ? "" : "\n" + unfinished);
+  const std::string benchmarks = collective_benchmark_lines(results);
+  return contents_line(results, metrics.size()) +
+         (rows.empty() ? "" : "\n" + detail::to_plain(config_table(rows))) +
+         (unfinished.empty() ? "" : "\n" + unfinished) +
+         (benchmarks.empty() ? "" : "\n" + benchmarks);
 }
 
 std::string recommendation_text(const Recommendation& recommendation) {

@@ -25,9 +25,13 @@ std::string markdown_report(const results::ResultSet& results,
                             std::span<const ConfigMetrics> metrics,
                             std::span<const SeriesFits> fits, const Recommendation& recommendation);
 
-/// The console table of `scaletune inspect`: the file and its configuration count, the
-/// configuration table of markdown_report() (same columns and order) with a units row, then one
-/// line per configuration that did not finish ("<id> (<n> ranks): <status>: <error>").
+/// The console table of `scaletune inspect`: a line with the file and what it holds ("<path>:
+/// <n> configurations", then ", <k> collective benchmark configurations" and ", <m>
+/// /collectives rows" where there are any), the configuration table of markdown_report() (same
+/// columns and order) with a units row when `metrics` is not empty, one line per configuration
+/// that did not finish ("<id> (<n> ranks): <status>: <error>"), then one line per configuration
+/// of the collective benchmark ("collective benchmark <id> (<n> ranks): <status>[: <error>]").
+/// The /collectives rows themselves: collectives_table().
 std::string inspect_table(const results::ResultSet& results,
                           std::span<const ConfigMetrics> metrics);
 

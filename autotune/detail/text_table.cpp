@@ -26,11 +26,11 @@ std::string padded(const std::string& text, std::size_t width, bool left) {
   return left ? text + pad : pad + text;
 }
 
-std::string plain_row(const std::vector<std::string>& cells,
-                      const std::vector<std::size_t>& width) {
+std::string plain_row(const std::vector<std::string>& cells, const std::vector<std::size_t>& width,
+                      const std::vector<bool>& left) {
   std::string line;
   for (std::size_t k = 0; k < cells.size(); ++k)
-    line += (k ? "  " : "") + padded(cells[k], width[k], k == 0);
+    line += (k ? "  " : "") + padded(cells[k], width[k], left[k]);
   line.erase(line.find_last_not_of(' ') + 1);
   return line + "\n";
 }
@@ -50,7 +50,12 @@ std::string to_markdown(const TextTable& table) {
   return text;
 }
 
-std::string to_plain(const TextTable& table) {
+std::string to_plain(const TextTable& table, const std::vector<bool>& left_aligned) {
+  std::vector<bool> left = left_aligned;
+  if (left.empty()) {
+    left.assign(table.header.size(), false);
+    if (!left.empty()) left[0] = true;
+  }
   std::vector<std::size_t> width(table.header.size(), 0);
   for (const auto* row : {&table.header, &table.units})
     for (std::size_t k = 0; k < row->size(); ++k) width[k] = std::max(width[k], (*row)[k].size());
@@ -58,9 +63,9 @@ std::string to_plain(const TextTable& table) {
     for (std::size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
   std::size_t total = 0;
   for (std::size_t w : width) total += w + 2;
-  std::string text = plain_row(table.header, width) + plain_row(table.units, width);
+  std::string text = plain_row(table.header, width, left) + plain_row(table.units, width, left);
   text += std::string(total > 2 ? total - 2 : 0, '-') + "\n";
-  for (const auto& row : table.rows) text += plain_row(row, width);
+  for (const auto& row : table.rows) text += plain_row(row, width, left);
   return text;
 }
 

@@ -18,7 +18,8 @@ struct TextTable {
 std::string to_markdown(const TextTable& table);
 
 /// Console table: header row, units row, a rule, then the rows; columns padded to their widest
-/// cell, first column left-aligned, the rest right-aligned, two spaces between columns.
-std::string to_plain(const TextTable& table);
+/// cell, two spaces between columns. `left_aligned` ([columns]) names the left-aligned columns,
+/// the rest are right-aligned; empty: the first column only.
+std::string to_plain(const TextTable& table, const std::vector<bool>& left_aligned = {});
 
 }  // namespace scaletune::autotune::detail

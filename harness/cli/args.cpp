@@ -1,4 +1,4 @@
-#include "args.hpp"
+#include "harness/cli/args.hpp"
 
 namespace scaletune::cli {
 
@@ -42,6 +42,23 @@ void expect_positionals(const Args& args, std::size_t min, std::size_t max,
                         const std::string& usage) {
   if (args.positional.size() < min || args.positional.size() > max)
     throw UsageError("usage: " + usage);
+}
+
+int parse_rank_count(const std::string& option, const std::string& text) {
+  const bool digits_only = !text.empty() && text.size() <= 7 &&
+                           text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits_only) {
+    const long n = std::stol(text);
+    if (n >= 1 && n <= kMaxRankCount) return static_cast<int>(n);
+  }
+  throw UsageError(option + " takes a rank count from 1 to " + std::to_string(kMaxRankCount) +
+                   ", got '" + text + "'");
+}
+
+void expect_h5_path(const std::string& option, const std::string& path) {
+  const std::string name = path.substr(path.find_last_of('/') + 1);
+  if (name.size() < 4 || !name.ends_with(".h5"))
+    throw UsageError(option + " takes a result file name ending in .h5, got '" + path + "'");
 }
 
 }  // namespace scaletune::cli

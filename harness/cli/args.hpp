@@ -35,4 +35,15 @@ Args parse_args(int argc, char** argv, int first, const std::string& command,
 void expect_positionals(const Args& args, std::size_t min, std::size_t max,
                         const std::string& usage);
 
+/// The largest rank count a command line accepts (as the job files' `ranks`).
+inline constexpr int kMaxRankCount = 1 << 20;
+
+/// `text` as a rank count in [1, kMaxRankCount]. Throws UsageError "<option> takes a rank count
+/// from 1 to 1048576, got '<text>'" for anything else (a sign, a fraction, trailing text).
+int parse_rank_count(const std::string& option, const std::string& text);
+
+/// Throws UsageError naming `option` unless `path` names a result file: it ends in ".h5" and
+/// has a name before it ("x.h5", "dir/x.h5"; not ".h5" or "dir/.h5").
+void expect_h5_path(const std::string& option, const std::string& path);
+
 }  // namespace scaletune::cli

@@ -5,9 +5,11 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <set>
 
 #include "autotune/autotune.hpp"
+#include "autotune/collectives_table.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -17,22 +19,38 @@ namespace scaletune::cli {
 
 namespace {
 
-// Reads every file; configurations of later files join the first file's set. An id stored in
-// two files is bad input (the merged table would be ambiguous).
+// Reads every file; configurations and /collectives rows of later files join the first
+// file's. An id stored in two files is bad input (the merged table would be ambiguous).
 results::ResultSet load_all(const std::vector<std::string>& paths) {
   results::ResultSet merged = autotune::load_results(paths.front());
   std::set<std::string> ids;
   for (const auto& c : merged.configs) ids.insert(c.id);
   for (std::size_t i = 1; i < paths.size(); ++i) {
-    for (auto& c : autotune::load_results(paths[i]).configs) {
+    results::ResultSet next = autotune::load_results(paths[i]);
+    for (auto& c : next.configs) {
       if (!ids.insert(c.id).second)
         throw UsageError("configuration '" + c.id + "' is in " + paths[i] +
                          " and in an earlier file: ids name only the swept settings, so results "
                          "for the same sweep point cannot be merged; analyse the files apart");
       merged.configs.push_back(std::move(c));
     }
+    std::ranges::move(next.collectives, std::back_inserter(merged.collectives));
   }
   return merged;
+}
+
+// Throws UsageError when `rs` has no training configuration: autotune ranks and fits training
+// throughput, and collective results alone give none.
+void expect_training_configs(const results::ResultSet& rs, const std::vector<std::string>& paths,
+                             std::size_t training_configs) {
+  if (training_configs > 0) return;
+  std::string files;
+  for (const std::string& p : paths) files += (files.empty() ? "" : ", ") + p;
+  throw UsageError(files + ": no training configuration to rank (collective benchmark " +
+                   "configurations: " + std::to_string(rs.configs.size()) +
+                   ", /collectives rows: " + std::to_string(rs.collectives.size()) +
+                   "); autotune ranks and fits the throughput of training workloads (scaletune "
+                   "run with a resnet50 job); list collective results with scaletune inspect");
 }
 
 // True when `path` is an HDF5 file (it starts with the HDF5 signature).
@@ -99,7 +117,9 @@ int inspect_command(int argc, char** argv) {
     const Args args = parse_args(argc, argv, 2, "inspect", {}, {});
     expect_positionals(args, 1, 1, "scaletune inspect FILE.h5");
     const results::ResultSet rs = autotune::load_results(args.positional.front());
-    std::cout << autotune::inspect_table(rs, autotune::compute_metrics(rs));
+    const std::string collectives = autotune::collectives_table(rs.collectives);
+    std::cout << autotune::inspect_table(rs, autotune::compute_metrics(rs))
+              << (collectives.empty() ? "" : "\n" + collectives);
     return kOk;
   });
 }
@@ -115,6 +135,7 @@ int autotune_command(int argc, char** argv) {
     if (report) check_report_path(args.option("--report"));
     const results::ResultSet rs = load_all(args.positional);
     const auto metrics = autotune::compute_metrics(rs);
+    expect_training_configs(rs, args.positional, metrics.size());
     const auto fits = autotune::fit_series(metrics);
     const auto choice = autotune::recommend(metrics, objective);
     std::cout << autotune::inspect_table(rs, metrics) << "\n"

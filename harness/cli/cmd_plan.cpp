@@ -11,26 +11,12 @@
 
 namespace scaletune::cli {
 
-namespace {
-constexpr long kMaxWorld = 1 << 20;  // the job files' largest rank count
-
-int parse_world(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const long n = std::stol(text, &used);
-    if (used == text.size() && n >= 1 && n <= kMaxWorld) return static_cast<int>(n);
-  } catch (const std::exception&) {
-  }
-  throw UsageError("--world takes a rank count from 1 to " + std::to_string(kMaxWorld) + ", got '" +
-                   text + "'");
-}
-}  // namespace
-
 int plan_command(int argc, char** argv) {
   try {
     const Args args = parse_args(argc, argv, 2, "plan", {"--world"}, {});
     expect_positionals(args, 1, 1, "scaletune plan JOB.toml [--world N]");
-    const int world = args.options.contains("--world") ? parse_world(args.option("--world")) : 0;
+    const int world =
+        args.options.contains("--world") ? parse_rank_count("--world", args.option("--world")) : 0;
     const job::JobSpec spec = job::parse_job_file(args.positional.front());
     std::cout << job::format_plan(spec, job::expand_sweep(spec), world);
     return kOk;

@@ -19,13 +19,20 @@ usage:
   scaletune run JOB.toml [--out FILE.h5] [--resume]   run a sweep (under mpirun/srun; one launch
                                                       covers every rank count <= world size)
   scaletune plan JOB.toml [--world N]                 print the expanded configurations, run nothing
-  scaletune inspect FILE.h5                           print a table of configurations and metrics
+  scaletune inspect FILE.h5                           print a table of configurations and metrics,
+                                                      and the collective results (/collectives)
   scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
                                                       fit scaling models and recommend a configuration
                                                       NAME: efficiency_floor (default: the highest
                                                       throughput at scaling efficiency >= 0.7),
                                                       throughput (the highest), efficiency (the
                                                       highest throughput per rank)
+  scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]
+                                                      read nccl-tests or OSU osu_bw logs into the
+                                                      /collectives table of FILE.h5 (a new file, or
+                                                      appended to an existing result file); --ranks:
+                                                      the rank count of nccl-tests logs without
+                                                      "# Rank" lines
   scaletune --help | --version
 
 exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),
@@ -38,7 +45,8 @@ const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
       {"run", run_command},
       {"plan", plan_command},
       {"inspect", inspect_command},
-      {"autotune", autotune_command}};
+      {"autotune", autotune_command},
+      {"import", import_command}};
   return table;
 }
 
@@ -69,7 +77,7 @@ int main(int argc, char** argv) {
   if (it == subcommands().end()) {
     std::cerr << "scaletune: "
               << (first.empty() ? "no command given" : "unknown command '" + first + "'")
-              << "; expected one of run, plan, inspect, autotune, --help, --version\n";
+              << "; expected one of run, plan, inspect, autotune, import, --help, --version\n";
     return kBadInput;
   }
   return it->second(argc, argv);

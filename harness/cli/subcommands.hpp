@@ -8,9 +8,12 @@ namespace scaletune::cli {
 int run_command(int argc, char** argv);
 /// scaletune plan JOB.toml [--world N]: prints the expanded configurations.
 int plan_command(int argc, char** argv);
-/// scaletune inspect FILE.h5: prints the configuration table.
+/// scaletune inspect FILE.h5: prints the configuration table and the /collectives rows.
 int inspect_command(int argc, char** argv);
 /// scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
 int autotune_command(int argc, char** argv);
+/// scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]: stores the logs' rows in
+/// /collectives of a new or an existing result file.
+int import_command(int argc, char** argv);
 
 }  // namespace scaletune::cli

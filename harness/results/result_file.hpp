@@ -44,7 +44,8 @@ class ResultWriter {
   /// Writes /configs/<config.id> (replacing a group of the same id), then flushes the file.
   /// The datasets are written only when config.step_time is non-empty.
   /// Throws ResultError naming /configs/<id> and the field when the config cannot be stored as
-  /// given: per_rank_batch must hold `ranks` entries summing to global_batch, rank_phase_time
+  /// given: per_rank_batch must be empty (not written: a workload without batches) or hold
+  /// `ranks` entries summing to global_batch, rank_phase_time
   /// ranks * iterations * phases values, rank_memory_peak `ranks` values, and extra attribute
   /// names must differ from the fixed ones (results/README.md).
   void write_config(const ConfigResult& config);

@@ -59,7 +59,7 @@ struct ConfigResult {
   std::string workload;
   int ranks = 0;
   int global_batch = 0;
-  std::vector<int> per_rank_batch;  ///< [ranks], samples
+  std::vector<int> per_rank_batch;  ///< [ranks], samples; empty for the collective benchmark
   std::string batch_split;
   std::string precision;
   Status status = Status::ok;
@@ -102,6 +102,7 @@ struct CollectiveResult {
   double busbw_gbps = 0;    ///< bus bandwidth, GB/s
   std::int64_t wrong = -1;  ///< count of wrong elements after verification; -1 unknown
   std::string source;       ///< where the row came from: "scaletune", "nccl-tests", ...
+  bool in_place = false;    ///< timed in place (send buffer = receive buffer, NCCL's convention)
 };
 
 /// A whole result file as read back.

@@ -247,3 +247,37 @@ TEST(AutotuneMetrics, InconsistentDataIsRejectedNamingFileAndConfiguration) {
   EXPECT_THROW(at::compute_metrics(set), std::invalid_argument);
   EXPECT_THROW(at::scaling_efficiency(100.0, 2, 0.0, 1), std::invalid_argument);
 }
+
+// The collective benchmark stores one configuration per rank count (workload "collectives")
+// with no training throughput: metrics, baselines, fits and the recommendation leave them out.
+TEST(AutotuneMetrics, CollectiveBenchmarkConfigurationsAreLeftOut) {
+  const rs::ResultSet plain = sample_set();
+  rs::ResultSet mixed = plain;
+  rs::ConfigResult bench = at::testing::even_config("collectives-r1", 1, 1);
+  bench.workload = std::string(at::kCollectivesWorkload);  // ok, throughput 0: not trainable
+  rs::ConfigResult failed = make_failed_config("collectives-r8", 8, 8, rs::Status::error, "x");
+  failed.workload = bench.workload;
+  mixed.configs.insert(mixed.configs.begin(), bench);
+  mixed.configs.push_back(failed);
+  EXPECT_FALSE(at::is_training_config(bench));
+  EXPECT_TRUE(at::is_training_config(plain.configs[0]));
+
+  const auto want = at::compute_metrics(plain);
+  const auto got = at::compute_metrics(mixed);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    EXPECT_EQ(got[k].id, want[k].id);
+    EXPECT_EQ(got[k].baseline_id, want[k].baseline_id) << got[k].id;
+    EXPECT_EQ(std::isnan(got[k].throughput), std::isnan(want[k].throughput)) << got[k].id;
+    if (!std::isnan(want[k].throughput)) {
+      EXPECT_DOUBLE_EQ(got[k].throughput, want[k].throughput) << got[k].id;
+    }
+  }
+  EXPECT_EQ(at::fit_series(got).size(), at::fit_series(want).size());
+  EXPECT_EQ(at::recommend(got, at::Objective::throughput).id,
+            at::recommend(want, at::Objective::throughput).id);
+
+  rs::ResultSet only_bench;
+  only_bench.configs = {bench, failed};
+  EXPECT_TRUE(at::compute_metrics(only_bench).empty());
+}

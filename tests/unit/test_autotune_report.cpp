@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "autotune/autotune.hpp"
+#include "autotune/collectives_table.hpp"
 #include "tests/unit/test_autotune_fixtures.hpp"
 
 namespace at = scaletune::autotune;
@@ -224,4 +225,93 @@ TEST(AutotuneReport, RowsGoBySeriesThenRanksThenGlobalBatchThenId) {
                       "\n\\| a-r2-weighted \\| 2 \\| 256 \\| \\[0\\.75, 0\\.25\\] "
                       "\\| 192\\+64 \\| ok "))
       << out.markdown;
+}
+
+namespace {
+
+rs::CollectiveResult collective(const std::string& op, int ranks, std::int64_t bytes,
+                                double time_us, const std::string& source) {
+  const double algbw = static_cast<double>(bytes) / time_us / 1e3;  // GB/s
+  return {.op = op,
+          .dtype = "float",
+          .bytes = bytes,
+          .ranks = ranks,
+          .time_us = time_us,
+          .algbw_gbps = algbw,
+          .busbw_gbps = algbw,
+          .wrong = 0,
+          .source = source};
+}
+
+/// The source cells (last word) of the rows of a collectives table, in order.
+std::vector<std::string> row_sources(const std::string& table) {
+  std::vector<std::string> sources;
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("all_") || line.starts_with("broadcast"))
+      sources.push_back(line.substr(line.rfind(' ') + 1));
+  return sources;
+}
+
+}  // namespace
+
+TEST(AutotuneReport, CollectivesTableGoesByOpThenRanksThenBytesThenFileOrder) {
+  std::vector<rs::CollectiveResult> rows = {
+      collective("broadcast", 2, 8, 10.0, "s0"),     collective("all_reduce", 8, 1024, 20.0, "s1"),
+      collective("all_reduce", 2, 4096, 30.0, "s2"), collective("all_reduce", 2, 1024, 40.0, "s3"),
+      collective("all_gather", 16, 8, 50.0, "s4"),   collective("all_reduce", 2, 1024, 60.0, "s5")};
+  rows[4].wrong = -1;
+  const std::string table = at::collectives_table(rows);
+  EXPECT_EQ(row_sources(table), (std::vector<std::string>{"s4", "s3", "s5", "s2", "s1", "s0"}))
+      << table;
+  EXPECT_TRUE(matches(table,
+                      "^/collectives: 6 rows, by op, ranks and bytes\n\nop\\s+dtype\\s+"
+                      "ranks\\s+bytes\\s+time\\s+algbw\\s+busbw\\s+wrong\\s+source\n"))
+      << table;
+  EXPECT_TRUE(matches(table, "\n\\s+bytes\\s+us\\s+GB/s\\s+GB/s\n")) << table;
+  // 4096 bytes in 30 us: 0.1365 GB/s; the gather's wrong count is unknown.
+  EXPECT_TRUE(matches(table,
+                      "\nall_reduce\\s+float\\s+2\\s+4,096\\s+30\\.00\\s+0\\.14\\s+0\\.14"
+                      "\\s+0\\s+s2\n"))
+      << table;
+  EXPECT_TRUE(matches(table,
+                      "\nall_gather\\s+float\\s+16\\s+8\\s+50\\.00\\s+0\\.00\\s+0\\.00\\s+"
+                      "-\\s+s4\n"))
+      << table;
+  const std::vector<rs::CollectiveResult> big = {
+      collective("all_reduce", 16, 17179869184, 123456.78, "b")};
+  EXPECT_TRUE(matches(at::collectives_table(big), "\\s17,179,869,184\\s+123,456\\.78\\s+139\\.16"))
+      << at::collectives_table(big);
+  EXPECT_EQ(at::collectives_table({}), "");
+}
+
+TEST(AutotuneReport, InspectTableCountsCollectiveResultsAndListsBenchmarkConfigurations) {
+  rs::ResultSet set = sweep();
+  rs::ConfigResult bench = at::testing::even_config("collectives-r2", 2, 2);
+  bench.workload = "collectives";
+  rs::ConfigResult failed = at::testing::make_failed_config(
+      "collectives-r4", 4, 4, rs::Status::timeout, "all_reduce did not finish");
+  failed.workload = "collectives";
+  set.configs.push_back(bench);
+  set.configs.push_back(failed);
+  set.collectives = {collective("all_reduce", 2, 1024, 40.0, "s")};
+  const std::string table = run(set).inspect;
+  EXPECT_TRUE(matches(table,
+                      "^results/resnet50-scaling\\.h5: 6 configurations, 2 collective "
+                      "benchmark configurations, 1 /collectives row\n\n"))
+      << table;
+  EXPECT_TRUE(matches(table,
+                      "\n\ncollective benchmark collectives-r2 \\(2 ranks\\): ok\n"
+                      "collective benchmark collectives-r4 \\(4 ranks\\): timeout: "
+                      "all_reduce did not finish\n$"))
+      << table;
+  EXPECT_EQ(row_ids(table).size(), 6u) << table;
+}
+
+TEST(AutotuneReport, InspectTableOfCollectiveResultsAloneHasNoConfigurationTable) {
+  rs::ResultSet set;
+  set.path = "imported.h5";
+  set.collectives = {collective("all_reduce", 2, 1024, 40.0, "s")};
+  const std::string table = at::inspect_table(set, at::compute_metrics(set));
+  EXPECT_EQ(table, "imported.h5: 0 configurations, 1 /collectives row\n");
 }

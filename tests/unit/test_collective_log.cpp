@@ -47,7 +47,7 @@ double published_bus_factor(const std::string& op, int n) {
   return 1.0;  // broadcast, reduce, sendrecv, point-to-point
 }
 
-/// The words of the log line a row names in its source ("path:line").
+/// The words of the log line a row names in its source ("tool:path:line").
 std::vector<std::string> printed_words(const at::CollectiveRow& row, const std::string& text) {
   const int line = std::stoi(row.source.substr(row.source.rfind(':') + 1));
   return words_of(lines_of(text).at(static_cast<std::size_t>(line - 1)));
@@ -110,24 +110,6 @@ std::string error_of(Parse parse) {
 
 }  // namespace
 
-TEST(BusFactor, MatchesPublishedFormulasForOneTwoAndEightRanks) {
-  for (const int n : {1, 2, 8}) {
-    EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", n), 2.0 * (n - 1) / n) << n;
-    for (const char* op : {"all_gather", "reduce_scatter", "alltoall"})
-      EXPECT_DOUBLE_EQ(at::bus_factor(op, n), double(n - 1) / n) << op << " " << n;
-    for (const char* op : {"broadcast", "reduce", "sendrecv", "p2p", "osu_bw"})
-      EXPECT_DOUBLE_EQ(at::bus_factor(op, n), 1.0) << op << " " << n;
-  }
-  EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", 8), 1.75);
-  EXPECT_DOUBLE_EQ(at::bus_factor("all_gather", 8), 0.875);
-  EXPECT_DOUBLE_EQ(at::bus_factor("all_reduce", 1), 0.0);
-}
-
-TEST(BusFactor, RejectsUnknownOpAndRankCountBelowOne) {
-  EXPECT_THROW(at::bus_factor("unknown", 8), std::invalid_argument);
-  EXPECT_THROW(at::bus_factor("all_reduce", 0), std::invalid_argument);
-}
-
 TEST(CollectiveLog, CurrentFormatMultiCollectiveH100) {
   const std::string name = "nccl_h100_1node_8gpu_multi_collective.log";
   const std::string text = read_text(name);
@@ -140,7 +122,7 @@ TEST(CollectiveLog, CurrentFormatMultiCollectiveH100) {
   EXPECT_EQ(rows.back().bytes, 17179869184);
   EXPECT_EQ(rows.front().dtype, "double");
   EXPECT_EQ(rows.front().wrong, 0);
-  EXPECT_EQ(rows.front().source, name + ":22");
+  EXPECT_EQ(rows.front().source, "nccl-tests:" + name + ":22");
   for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "alltoall", "sendrecv"})
     EXPECT_EQ(find_row(rows, op, 33554432).op, op);
   expect_nccl_row_as_printed(find_row(rows, "all_gather", 1073741824), text);
@@ -236,6 +218,7 @@ TEST(CollectiveLog, OsuBandwidthHostAndCudaTables) {
   }
   EXPECT_EQ(rows.front().bytes, 1);
   EXPECT_EQ(rows.back().bytes, 4194304);
+  EXPECT_EQ(rows.front().source.rfind("osu:" + name + ":", 0), 0u) << rows.front().source;
   for (const std::size_t i : {std::size_t{22}, std::size_t{3 * 23 + 10}}) {
     const auto words = printed_words(rows[i], text);
     ASSERT_EQ(words.size(), 3u);
@@ -291,6 +274,9 @@ TEST(CollectiveLog, MalformedOsuRowsNameFileAndLine) {
   const std::string truncated =
       error_of([&] { at::parse_osu_log(header + "1024  968.30\n2048\n", "o.log"); });
   EXPECT_EQ(truncated.rfind("o.log:4: expected 2 columns", 0), 0u) << truncated;
+  const std::string empty_message =
+      error_of([&] { at::parse_osu_log(header + "0  0.50\n", "o.log"); });
+  EXPECT_EQ(empty_message.rfind("o.log:3: column 'Size'", 0), 0u) << empty_message;
 }
 
 TEST(CollectiveLog, LauncherPrefixesAndInterleavedInfoLinesAreSkipped) {
@@ -314,6 +300,6 @@ TEST(CollectiveLog, LauncherPrefixesAndInterleavedInfoLinesAreSkipped) {
     EXPECT_EQ(rows[0].bytes, expected[0].bytes);
     EXPECT_DOUBLE_EQ(rows[0].time_us, expected[0].time_us);
     EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, expected[0].busbw_gbps);
-    EXPECT_EQ(rows[0].source, "p.log:4");
+    EXPECT_EQ(rows[0].source, "nccl-tests:p.log:4");
   }
 }

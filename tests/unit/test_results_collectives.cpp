@@ -41,10 +41,15 @@ std::vector<CollectiveResult> first_rows() {
           row("all_gather", "bfloat16", 8'589'934'592, 8, 52'113.0, -1, "nccl-tests")};
 }
 
+CollectiveResult in_place(CollectiveResult r) {
+  r.in_place = true;
+  return r;
+}
+
 /// Second append: scaletune's own benchmark on 4 ranks, one verification failure.
 std::vector<CollectiveResult> second_rows() {
   return {row("reduce_scatter", "float16", 1'048'576, 4, 48.25, 0, "scaletune"),
-          row("broadcast", "float64", 33'554'432, 4, 2'907.75, 3, "scaletune: Größe ²")};
+          in_place(row("broadcast", "float64", 33'554'432, 4, 2'907.75, 3, "scaletune: Größe ²"))};
 }
 
 std::vector<CollectiveResult> all_rows() {
@@ -75,6 +80,7 @@ void expect_same(const std::vector<CollectiveResult>& got,
     EXPECT_EQ(got[i].busbw_gbps, want[i].busbw_gbps);
     EXPECT_EQ(got[i].wrong, want[i].wrong);
     EXPECT_EQ(got[i].source, want[i].source);
+    EXPECT_EQ(got[i].in_place, want[i].in_place);
   }
 }
 
@@ -264,7 +270,9 @@ TEST(ResultCollectives, HandMadeCompleteTableIsRead) {
   const test::TempDir dir;
   const std::string path = file_with_table(dir, "", H5T_STD_I32LE);
   EXPECT_EQ(read_error(path), "");
-  EXPECT_EQ(read_results(path).collectives.size(), 1u);
+  const std::vector<CollectiveResult> rows = read_results(path).collectives;
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_FALSE(rows[0].in_place);  // DESIGN.md's fields only: in_place reads as out of place
 }
 
 TEST(ResultCollectives, MissingFieldIsRejected) {

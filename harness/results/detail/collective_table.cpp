@@ -27,11 +27,13 @@ struct CollectiveRow {
   double busbw_gbps;
   std::int64_t wrong;
   char* source;
+  std::int8_t in_place;
 };
 
-/// Compound memory type of CollectiveRow, with DESIGN.md's field names; HDF5 stores it as is
-/// and matches fields by name on read.
-Datatype collective_row_type(const H5Where& at) {
+/// Compound memory type of CollectiveRow, with DESIGN.md's field names, plus in_place when
+/// `with_in_place`; HDF5 stores it as is and matches fields by name on read (a table written
+/// by another tool with DESIGN.md's fields only reads in_place as 0).
+Datatype collective_row_type(const H5Where& at, bool with_in_place) {
   const Datatype text = vlen_string_type(at);
   Datatype row{SCALETUNE_H5(at, H5Tcreate(H5T_COMPOUND, sizeof(CollectiveRow)))};
   const hid_t id = row.id();
@@ -47,6 +49,8 @@ Datatype collective_row_type(const H5Where& at) {
   insert("busbw_GBps", offsetof(CollectiveRow, busbw_gbps), native_type<double>());
   insert("wrong", offsetof(CollectiveRow, wrong), native_type<std::int64_t>());
   insert("source", offsetof(CollectiveRow, source), text.id());
+  if (with_in_place)
+    insert("in_place", offsetof(CollectiveRow, in_place), native_type<std::int8_t>());
   return row;
 }
 
@@ -65,11 +69,16 @@ Dataset create_table(hid_t file, const H5Where& root, hid_t type) {
   return dataset;
 }
 
-/// Opens /collectives (checking its fields against `type`) or creates it.
+/// Throws ResultError unless /collectives has DESIGN.md's fields (in_place is optional).
+void check_fields(const Dataset& dataset, const H5Where& at) {
+  check_compound_fields(dataset, collective_row_type(at, false).id(), at);
+}
+
+/// Opens /collectives (checking its fields) or creates it with the fields of `type`.
 Dataset open_or_create_table(hid_t file, const H5Where& root, hid_t type) {
   if (!has_link(file, root, kCollectivesName)) return create_table(file, root, type);
   Dataset dataset = open_dataset(file, root, kCollectivesName);
-  check_compound_fields(dataset, type, root.child(kCollectivesName));
+  check_fields(dataset, root.child(kCollectivesName));
   return dataset;
 }
 
@@ -83,7 +92,7 @@ void check_one_dimensional(const std::vector<hsize_t>& dims, const H5Where& at) 
 void append_collective_rows(hid_t file, const H5Where& root,
                             const std::vector<CollectiveResult>& rows) {
   const H5Where at = root.child(kCollectivesName);
-  const Datatype type = collective_row_type(at);
+  const Datatype type = collective_row_type(at, true);
   const Dataset dataset = open_or_create_table(file, root, type.id());
   const std::vector<hsize_t> dims = dataset_dims(dataset, at);
   check_one_dimensional(dims, at);
@@ -94,7 +103,7 @@ void append_collective_rows(hid_t file, const H5Where& root,
   for (const CollectiveResult& r : rows)
     raw.push_back({const_cast<char*>(r.op.c_str()), const_cast<char*>(r.dtype.c_str()), r.bytes,
                    r.ranks, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong,
-                   const_cast<char*>(r.source.c_str())});
+                   const_cast<char*>(r.source.c_str()), static_cast<std::int8_t>(r.in_place)});
   const hsize_t start = dims[0];
   const hsize_t count = rows.size();
   const hsize_t total = start + count;
@@ -113,17 +122,17 @@ std::vector<CollectiveResult> read_collective_rows(hid_t file, const H5Where& ro
   const Dataset dataset = open_dataset(file, root, kCollectivesName);
   const std::vector<hsize_t> dims = dataset_dims(dataset, at);
   check_one_dimensional(dims, at);
-  const Datatype type = collective_row_type(at);
-  check_compound_fields(dataset, type.id(), at);
+  check_fields(dataset, at);
+  const Datatype type = collective_row_type(at, true);
   std::vector<CollectiveRow> raw(dims[0],
-                                 CollectiveRow{nullptr, nullptr, 0, 0, 0, 0, 0, 0, nullptr});
+                                 CollectiveRow{nullptr, nullptr, 0, 0, 0, 0, 0, 0, nullptr, 0});
   if (!raw.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
   std::vector<CollectiveResult> rows;
   rows.reserve(raw.size());
   for (const CollectiveRow& r : raw)
     rows.push_back({take_string(r.op), take_string(r.dtype), r.bytes, r.ranks, r.time_us,
-                    r.algbw_gbps, r.busbw_gbps, r.wrong, take_string(r.source)});
+                    r.algbw_gbps, r.busbw_gbps, r.wrong, take_string(r.source), r.in_place != 0});
   return rows;
 }
 

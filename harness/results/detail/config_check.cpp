@@ -15,6 +15,7 @@ void check_id(const ConfigResult& config, const H5Where& configs) {
 
 void check_batch(const ConfigResult& config, const H5Where& at) {
   if (config.ranks < 1) at.fail("ranks is " + std::to_string(config.ranks) + "; expected >= 1");
+  if (config.per_rank_batch.empty()) return;  // a workload without batches (collectives)
   if (config.per_rank_batch.size() != static_cast<std::size_t>(config.ranks))
     at.fail("per_rank_batch has " + std::to_string(config.per_rank_batch.size()) +
             " entries; expected one per rank (" + std::to_string(config.ranks) + ")");

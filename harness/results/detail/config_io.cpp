@@ -73,7 +73,8 @@ void write_attributes(hid_t group, const H5Where& at, const ConfigResult& config
   for (const auto& [name, member] : kIntAttrs) write_attribute(group, at, name, config.*member);
   for (const auto& [name, member] : kTextAttrs) write_attribute(group, at, name, config.*member);
   for (const auto& [name, member] : kNumberAttrs) write_attribute(group, at, name, config.*member);
-  write_attribute(group, at, kPerRankBatch, std::span<const int>(config.per_rank_batch));
+  if (!config.per_rank_batch.empty())
+    write_attribute(group, at, kPerRankBatch, std::span<const int>(config.per_rank_batch));
   write_attribute(group, at, kStatus, std::string(to_string(config.status)));
   for (const auto& [name, value] : config.number_attrs) write_attribute(group, at, name, value);
   for (const auto& [name, value] : config.text_attrs) write_attribute(group, at, name, value);
@@ -108,7 +109,8 @@ void read_attributes(hid_t group, const H5Where& at, ConfigResult& config) {
     config.*member = read_string_attribute(group, at, name);
   for (const auto& [name, member] : kNumberAttrs)
     config.*member = read_double_attribute(group, at, name);
-  config.per_rank_batch = read_int_array_attribute(group, at, kPerRankBatch);
+  if (has_attribute(group, at, kPerRankBatch))
+    config.per_rank_batch = read_int_array_attribute(group, at, kPerRankBatch);
   config.status = read_config_status(group, at);
   for (const std::string& name : attribute_names(group, at))
     if (!is_fixed_config_attribute(name)) read_extra_attribute(group, at, name, config);

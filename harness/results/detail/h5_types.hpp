@@ -14,16 +14,19 @@ namespace scaletune::results::detail {
 
 static_assert(sizeof(int) == 4, "the layout stores int as int32 (DESIGN.md \"Result file\")");
 
-/// Memory type of a C++ element: int -> H5T_NATIVE_INT (int32 here), std::int64_t ->
-/// H5T_NATIVE_INT64, double -> H5T_NATIVE_DOUBLE. A predefined type: never closed.
+/// Memory type of a C++ element: std::int8_t -> H5T_NATIVE_INT8, int -> H5T_NATIVE_INT (int32
+/// here), std::int64_t -> H5T_NATIVE_INT64, double -> H5T_NATIVE_DOUBLE. A predefined type:
+/// never closed.
 template <class T>
 hid_t native_type() {
-  if constexpr (std::is_same_v<T, int>) {
+  if constexpr (std::is_same_v<T, std::int8_t>) {
+    return H5T_NATIVE_INT8;
+  } else if constexpr (std::is_same_v<T, int>) {
     return H5T_NATIVE_INT;
   } else if constexpr (std::is_same_v<T, std::int64_t>) {
     return H5T_NATIVE_INT64;
   } else {
-    static_assert(std::is_same_v<T, double>, "element types are int, std::int64_t, double");
+    static_assert(std::is_same_v<T, double>, "element types are int8, int, int64, double");
     return H5T_NATIVE_DOUBLE;
   }
 }

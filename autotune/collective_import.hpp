@@ -1,0 +1,36 @@
+#pragma once
+// Reading collective benchmark log files for `scaletune import`: which benchmark wrote a log,
+// and the file read into /collectives rows (collective_log.hpp parses the text).
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "autotune/collective_log.hpp"
+
+namespace scaletune::autotune {
+
+/// The benchmark that wrote a log.
+enum class LogKind {
+  nccl_tests,  ///< NVIDIA nccl-tests (*_perf binaries)
+  osu,         ///< OSU Micro-Benchmarks osu_bw
+};
+
+/// "nccl-tests", "osu": the KIND of `scaletune import KIND`.
+const char* to_string(LogKind kind);
+
+/// The kind whose to_string() is `name`; nullopt for anything else.
+std::optional<LogKind> log_kind_from_string(std::string_view name);
+
+/// The rows of the log file `path` read as `kind`, in file order (parse_nccl_tests_log,
+/// parse_osu_log); each row's source is "<kind>:path:line" with `path` as given.
+/// `ranks_override` > 0 replaces the rank count of every nccl-tests row; it must be 0 for OSU
+/// (osu_bw always runs on 2 ranks). Throws std::invalid_argument "path: cannot read the log:
+/// <reason>" when the file is missing, not a regular file or unreadable, the parser's
+/// "path:line: what" for a row it cannot read or a log without a table row, and naming the kind
+/// for a ranks_override with OSU.
+std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path,
+                                               int ranks_override = 0);
+
+}  // namespace scaletune::autotune

@@ -1,0 +1,201 @@
+# scaletune import: the real nccl-tests and OSU logs into /collectives, each row checked against
+# its own log line; --ranks; appending to a sweep's result file, which inspect and autotune then
+# read; and bad input (exit 2, no file written or changed).
+source "$(dirname "$0")/lib.sh"
+DATA="$SHARED_DIR/data/nccl-tests"
+
+# expect_exit STATUS REGEX CMD...: CMD exits STATUS and its output matches REGEX.
+expect_exit() {
+  local want=$1 pattern=$2; shift 2
+  run_status "$@"
+  [ "$status" -eq "$want" ] || fail "'$*' exited $status, expected $want: $out"
+  expect_match "$out" "$pattern" "'$*'"
+}
+
+# check_rows FILE.h5 KIND LOG...: every /collectives row of FILE.h5 comes from a table row of
+# one of the logs (its source "KIND:LOG:LINE"), and its values are those printed on that line;
+# every table row of the logs is in FILE.h5 once.
+check_rows() {
+  "$PYTHON" - "$@" <<'PY' || fail "rows of $1 against the logs ${*:3}"
+import re, sys
+import h5py
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+path, kind, logs = sys.argv[1], sys.argv[2], sys.argv[3:]
+rows = [r for r in h5py.File(path, "r")["collectives"][()] if text(r["source"]).startswith(kind + ":")]
+
+def half_unit(word):  # half a unit in the last printed decimal place
+    return 0.5 * 10.0 ** -(len(word.split(".")[1]) if "." in word else 0)
+
+def wrong_of(word):  # "#wrong" count; old logs print a float "error", 0 when none
+    if re.fullmatch(r"[0-9]+", word):
+        return int(word)
+    try:
+        return 0 if float(word) == 0.0 else -1
+    except ValueError:
+        return -1
+
+table_rows = set()
+for log in logs:
+    lines = open(log).read().split("\n")
+    table_rows |= {(log, i + 1) for i, l in enumerate(lines) if re.match(r"\s*[0-9]+\s", l)}
+seen = set()
+for r in rows:
+    log, line = text(r["source"])[len(kind) + 1:].rsplit(":", 1)
+    key = (log, int(line))
+    assert key in table_rows and key not in seen, key
+    seen.add(key)
+    w = open(log).read().split("\n")[key[1] - 1].split()
+    assert int(w[0]) == r["bytes"], (key, w)
+    if kind == "osu":  # size, MB/s, Pass: time = bytes / (MB/s), MB = 1e6 bytes
+        mbps = float(w[1])
+        assert abs(r["time_us"] - r["bytes"] / mbps) <= 1e-9 * r["time_us"], (key, w)
+        assert abs(r["algbw_GBps"] - mbps / 1e3) <= 1e-9 * mbps, (key, w)
+        assert r["wrong"] == (0 if w[2] == "Pass" else -1) and r["ranks"] == 2, (key, w)
+        continue
+    # nccl-tests: out-of-place time, algbw, busbw, #wrong are the 8th..5th words from the end.
+    t, busbw = w[-8], w[-6]
+    assert float(t) == r["time_us"], (key, w)
+    # busbw computed from the printed (rounded) time: within the rounding of time and busbw.
+    tol = r["busbw_GBps"] * half_unit(t) / (float(t) - half_unit(t)) + half_unit(busbw) + 1e-9
+    assert abs(r["busbw_GBps"] - float(busbw)) <= tol, (key, w, r["busbw_GBps"])
+    assert r["wrong"] == wrong_of(w[-5]), (key, w)
+assert seen == table_rows, f"{len(table_rows - seen)} table rows missing"
+PY
+}
+
+# Each real nccl-tests log into a new file of its own.
+for log in "$DATA"/nccl_*.log; do
+  name=$(basename "$log" .log)
+  expect_exit 0 "wrote [0-9]+ rows to new file $name.h5 \([0-9]+ from .*$name.log\)" \
+    "$SCALETUNE" import nccl-tests "$log" --out "$name.h5"
+  rows=$(grep -cE '^\s*[0-9]+\s' "$log")
+  expect_match "$out" "wrote $rows rows to new file" "row count of $name"
+  check_layout "$name.h5"
+  check_rows "$name.h5" nccl-tests "$log"
+done
+
+# Rank counts: the "# Rank" lines of a log, or --ranks for a log without them.
+"$PYTHON" - "$DATA/nccl_h100_2node_16gpu_a3mega_allreduce.log" <<'PY' || fail "rank count"
+import re, sys
+import h5py
+ranks = {m.group(1) for m in re.finditer(r"^#\s+Rank\s+([0-9]+)", open(sys.argv[1]).read(), re.M)}
+stored = set(h5py.File("nccl_h100_2node_16gpu_a3mega_allreduce.h5", "r")["collectives"]["ranks"])
+assert stored == {len(ranks)}, (stored, len(ranks))
+PY
+fragment="$DATA/nccl_a100_8gpu_nvlink_sendrecv_fragment.log"
+run_status "$SCALETUNE" import nccl-tests "$fragment" --out fragment.h5
+[ "$status" -eq 0 ] || fail "fragment import exited $status: $out"
+expect_match "$out" "warning: .*fragment.log: 4 of 4 rows have no rank count.*--ranks N" "warning"
+expect_exit 0 "wrote 4 rows to new file fragment8.h5" \
+  "$SCALETUNE" import nccl-tests "$fragment" --out fragment8.h5 --ranks 8
+grep -q warning <<<"$out" && fail "--ranks given, yet a warning: $out"
+check_layout fragment.h5 fragment8.h5
+"$PYTHON" - <<'PY' || fail "--ranks"
+import h5py
+for name, want in (("fragment.h5", 0), ("fragment8.h5", 8)):
+    assert set(h5py.File(name, "r")["collectives"]["ranks"]) == {want}, name
+t = h5py.File("fragment8.h5", "r")["collectives"][()]  # sendrecv: bus factor 1
+assert (abs(t["busbw_GBps"] - t["algbw_GBps"]) <= 1e-12 * t["algbw_GBps"]).all()
+f = h5py.File("fragment8.h5", "r")
+assert f.attrs["job_toml"] == "" and "system" not in f and "configs" not in f
+assert "import nccl-tests" in f.attrs["command_line"] and "--ranks 8" in f.attrs["command_line"]
+PY
+
+# The OSU log; two nccl-tests logs in one call.
+osu="$DATA/osu_gh200_alps_osu_bw_host_and_cuda.log"
+expect_exit 0 "wrote $(grep -cE '^[0-9]+\s' "$osu") rows to new file osu.h5" \
+  "$SCALETUNE" import osu "$osu" --out osu.h5
+check_layout osu.h5
+check_rows osu.h5 osu "$osu"
+h100="$DATA/nccl_h100_1node_8gpu_multi_collective.log"
+rtx="$DATA/nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log"
+expect_exit 0 "\(50 from .*multi_collective.log, 168 from .*5collectives.log\)" \
+  "$SCALETUNE" import nccl-tests "$h100" "$rtx" --out two.h5
+check_rows two.h5 nccl-tests "$h100" "$rtx"
+
+# Appending to a sweep's result file: the sweep stays as it was, inspect shows both, autotune
+# still ranks the sweep.
+tiny_job tiny "[1]" "[4]" 2
+run_status $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml
+[ "$status" -eq 0 ] || fail "run exited $status: $out"
+"$PYTHON" -c 'import h5py; f = h5py.File("tiny.h5", "r"); print(dict(f.attrs), sorted(f["configs"]), dict(f["system"].attrs))' >before.txt
+expect_exit 0 "appended 50 rows to tiny.h5, /collectives now 50 rows \(50 from .*multi_collective.log\)" \
+  "$SCALETUNE" import nccl-tests "$h100" --out tiny.h5
+expect_exit 0 "appended 138 rows to tiny.h5, /collectives now 188 rows" \
+  "$SCALETUNE" import osu "$osu" --out tiny.h5
+check_layout tiny.h5
+check_rows tiny.h5 nccl-tests "$h100"
+check_rows tiny.h5 osu "$osu"
+"$PYTHON" -c 'import h5py; f = h5py.File("tiny.h5", "r"); print(dict(f.attrs), sorted(f["configs"]), dict(f["system"].attrs))' >after.txt
+cmp -s before.txt after.txt || fail "import changed the sweep's attributes: $(diff before.txt after.txt)"
+expect_exit 0 "tiny.h5: 1 configuration, 188 /collectives rows" "$SCALETUNE" inspect tiny.h5
+expect_match "$out" "resnet50-r1-b4-even-fp32" "inspect lists the sweep"
+expect_match "$out" "/collectives: 188 rows, by op, ranks and bytes" "inspect lists /collectives"
+expect_match "$out" "^all_gather +double +8 +33,554,432 " "an all_gather row"
+expect_match "$out" "^op +dtype +ranks +bytes +time +algbw +busbw +wrong +source$" "header"
+expect_match "$out" "^ +bytes +us +GB/s +GB/s$" "units row"
+expect_exit 0 "recommended: resnet50-r1-b4-even-fp32" "$SCALETUNE" autotune tiny.h5
+
+# A file of collective results alone: inspect shows them, autotune has nothing to rank.
+expect_exit 0 "^osu.h5: 0 configurations, 138 /collectives rows$" "$SCALETUNE" inspect osu.h5
+expect_match "$out" "^/collectives: 138 rows, by op, ranks and bytes$" "inspect of imports alone"
+expect_match "$out" "^osu_bw +byte +2 +4,194,304 " "an osu_bw row"
+expect_exit 2 "osu.h5: no training configuration to rank \(collective benchmark configurations: 0, /collectives rows: 138\)" \
+  "$SCALETUNE" autotune osu.h5 --report osu.md
+[ ! -e osu.md ] || fail "autotune wrote a report without training configurations"
+
+# Bad input: exit 2, the reason, and nothing written or changed.
+mkdir bad && cd bad
+head -c "$(grep -b -m 1 -E '^\s*134217728\s' "$DATA/nccl_h100_2node_16gpu_a3mega_allreduce.log" | cut -d: -f1)" \
+  "$DATA/nccl_h100_2node_16gpu_a3mega_allreduce.log" >truncated.log
+grep -m 1 -E '^\s*134217728\s' "$DATA/nccl_h100_2node_16gpu_a3mega_allreduce.log" | cut -c 1-60 >>truncated.log
+line=$(wc -l <truncated.log)
+expect_exit 2 "truncated.log:$line: .*columns" \
+  "$SCALETUNE" import nccl-tests truncated.log --out x.h5
+grep -v -E '^\s*[0-9]+\s' "$h100" >no-table.log
+expect_exit 2 "no-table.log:[0-9]+: no nccl-tests table row found" \
+  "$SCALETUNE" import nccl-tests no-table.log --out x.h5
+expect_exit 2 "no-table.log:[0-9]+: no OSU osu_bw table row found" \
+  "$SCALETUNE" import osu no-table.log --out x.h5
+expect_exit 2 "missing.log: cannot read the log: no such file" \
+  "$SCALETUNE" import nccl-tests "$h100" missing.log --out x.h5
+expect_exit 2 "cannot read the log: not a regular file" "$SCALETUNE" import osu . --out x.h5
+expect_exit 2 "host_and_cuda.log:[0-9]+: expected 13 columns" "$SCALETUNE" import nccl-tests "$osu" --out x.h5
+# expect_usage REGEX CMD...: exit 2, REGEX and the usage line.
+expect_usage() {
+  expect_exit 2 "$@"
+  expect_match "$out" "^usage: scaletune import nccl-tests\|osu LOG\.\.\. --out FILE\.h5 \[--ranks N\]$" \
+    "usage line of '${*:2}'"
+}
+expect_usage "unknown KIND 'nccl'; KIND is nccl-tests or osu" "$SCALETUNE" import nccl "$h100" --out x.h5
+expect_usage "KIND mlperf is not yet supported" "$SCALETUNE" import mlperf "$h100" --out x.h5
+expect_usage "no log file given" "$SCALETUNE" import osu --out x.h5
+expect_usage "no KIND given" "$SCALETUNE" import
+expect_usage "a log file name is empty" "$SCALETUNE" import osu "" --out x.h5
+expect_usage "--out FILE.h5 is required" "$SCALETUNE" import osu "$osu"
+expect_usage "--out takes a result file name ending in .h5" "$SCALETUNE" import osu "$osu" --out x.txt
+expect_usage "unknown option '--rank' for import" "$SCALETUNE" import osu "$osu" --out x.h5 --rank 2
+for n in 0 -3 x 2.5 99999999; do
+  expect_usage "--ranks takes a rank count from 1 to 1048576, got '$n'" \
+    "$SCALETUNE" import nccl-tests "$fragment" --out x.h5 --ranks "$n"
+done
+expect_exit 2 "--ranks applies to nccl-tests logs only" "$SCALETUNE" import osu "$osu" --out x.h5 --ranks 2
+expect_exit 2 "is given twice" "$SCALETUNE" import osu "$osu" "$osu" --out x.h5
+echo "not hdf5" >text.h5
+expect_exit 2 "text.h5" "$SCALETUNE" import osu "$osu" --out text.h5
+[ "$(cat text.h5)" = "not hdf5" ] || fail "import changed a file that is no result file"
+[ -z "$(ls -A | grep -v -E '^(truncated|no-table)\.log$|^text\.h5$')" ] || fail "bad input left files: $(ls -A)"
+cd ..
+
+# Bad input into an existing result file leaves it byte for byte as it was; so does importing
+# the same log lines twice.
+cp tiny.h5 tiny-copy.h5
+expect_exit 2 "truncated.log:$line: " "$SCALETUNE" import nccl-tests "$rtx" bad/truncated.log --out tiny.h5
+expect_exit 2 "already holds the row nccl-tests:.*multi_collective.log:[0-9]+ " \
+  "$SCALETUNE" import nccl-tests "$h100" --out tiny.h5
+cmp -s tiny.h5 tiny-copy.h5 || fail "a failed import changed tiny.h5"
+[ -z "$(ls -A | grep -E '\.(tmp|lock)$')" ] || fail "import left temporary files: $(ls -A)"
+echo "import ok"
