@@ -8,16 +8,54 @@
 
 namespace scaletune::mpi {
 
-/// Wraps an MPI communicator it does not own. Errors throw MpiError.
-class MpiCommunicator final : public core::Communicator {
+/// Wraps an MPI communicator it does not own. Buffers are host memory (core::HostBuffer), and
+/// every operation is a blocking MPI collective: it has completed when it returns.
+/// All dtypes; fp16 and bf16 are summed by a user-defined MPI_Op in float, rounded once per
+/// addition (detail/half_sum.hpp). ReduceOp::avg is the sum divided locally by size()
+/// (core::divide_by_ranks). NCCL's in-place forms map to MPI_IN_PLACE.
+/// Errors: MpiError naming the call, file:line, rank and host when MPI fails; MpiError naming
+/// the operation when a count or displacement exceeds INT_MAX (MPI-3 counts are int; only
+/// all_reduce splits longer messages into pieces); std::invalid_argument for a count span
+/// whose length is not size() or a root outside [0, size()).
+/// Not final: tests derive from it to inject failures (an allocate() that throws).
+class MpiCommunicator : public core::Communicator {
  public:
   explicit MpiCommunicator(MPI_Comm comm);
   int rank() const override { return m_rank; }
   int size() const override { return m_size; }
-  void all_reduce_sum(std::span<float> data) override;
-  void all_reduce_sum(std::span<double> data) override;
-  void barrier() override;
   std::string backend() const override { return "mpi"; }
+  core::MemorySpace memory_space() const override { return core::MemorySpace::host; }
+  /// A core::HostBuffer; std::bad_alloc when the memory cannot be had.
+  std::unique_ptr<core::CommBuffer> allocate(std::size_t bytes) override;
+  /// A core::HostTimer (steady_clock).
+  std::unique_ptr<core::CommTimer> timer() override;
+
+  /// MPI_Allreduce, in pieces of at most INT_MAX elements.
+  void all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                  core::ReduceOp op) override;
+  /// MPI_Reduce_scatter_block. In place, MPI leaves this rank's block at the start of send;
+  /// it is moved to recv, and the rest of send is left unspecified.
+  void reduce_scatter(const void* send, void* recv, std::size_t recv_count, core::DType type,
+                      core::ReduceOp op) override;
+  /// MPI_Allgather.
+  void all_gather(const void* send, void* recv, std::size_t send_count, core::DType type) override;
+  /// MPI_Allgatherv, displacements the prefix sums of counts. In place like all_gather: send
+  /// == recv + counts[0] + ... + counts[rank() - 1] elements.
+  void all_gatherv(const void* send, void* recv, std::span<const std::size_t> counts,
+                   core::DType type) override;
+  /// MPI_Alltoall; send == recv uses MPI_IN_PLACE (the result is then the exchange itself).
+  void all_to_all(const void* send, void* recv, std::size_t count, core::DType type) override;
+  /// MPI_Alltoallv, displacements the prefix sums of the counts.
+  void all_to_allv(const void* send, std::span<const std::size_t> send_counts, void* recv,
+                   std::span<const std::size_t> recv_counts, core::DType type) override;
+  /// MPI_Bcast.
+  void broadcast(void* data, std::size_t count, core::DType type, int root) override;
+  /// MPI_Barrier.
+  void barrier() override;
+  /// Nothing to wait for: every operation is a blocking MPI call.
+  void synchronize() override {}
+
+  /// The wrapped communicator.
   MPI_Comm native() const { return m_comm; }
 
  private:

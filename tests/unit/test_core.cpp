@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "harness/core/gradient_allreduce.hpp"
@@ -11,6 +12,7 @@
 #include "harness/core/phase_timer.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/job/batch_split.hpp"
+#include "tests/support/fake_communicator.hpp"
 
 namespace scaletune::core {
 namespace {
@@ -93,25 +95,22 @@ TEST(BatchSplit, HugeAndExtremeWeightsSplitByTheirRatio) {
 }
 
 // A communicator standing for `n` ranks that all hold the same data: the sum is n times it.
-// It records the size of every reduction so the bucketing can be checked.
-class ReplicatedCommunicator final : public Communicator {
+// It records the size of every float reduction so the bucketing can be checked.
+class ReplicatedCommunicator final : public testing_support::FakeCommunicator {
  public:
-  explicit ReplicatedCommunicator(int n) : m_n(n) {}
-  int rank() const override { return 0; }
-  int size() const override { return m_n; }
-  void all_reduce_sum(std::span<float> d) override {
-    calls.push_back(d.size());
-    for (float& x : d) x *= static_cast<float>(m_n);
+  explicit ReplicatedCommunicator(int n) : FakeCommunicator(0, n) {}
+  void all_reduce(const void* send, void* recv, std::size_t count, DType type,
+                  ReduceOp op) override {
+    EXPECT_EQ(send, recv) << "gradients are reduced in place";
+    EXPECT_EQ(op, ReduceOp::sum);
+    if (type == DType::fp32) {
+      calls.push_back(count);
+      for (float& x : std::span(static_cast<float*>(recv), count)) x *= static_cast<float>(size());
+    } else {
+      ADD_FAILURE() << "unexpected all-reduce of " << dtype_key(type);
+    }
   }
-  void all_reduce_sum(std::span<double> d) override {
-    for (double& x : d) x *= m_n;
-  }
-  void barrier() override {}
-  std::string backend() const override { return "test"; }
   std::vector<std::size_t> calls;
-
- private:
-  int m_n;
 };
 
 TEST(GradientAllReduce, BucketsFromTheBackAndAverages) {

@@ -11,6 +11,7 @@
 #include "harness/core/communicator.hpp"
 #include "kernels/host/batch_norm.hpp"
 #include "test_ops_support.hpp"
+#include "tests/support/fake_communicator.hpp"
 
 namespace scaletune::kernels {
 namespace {
@@ -175,23 +176,23 @@ TEST(OpsBatchNorm, BackwardMatchesFiniteDifferencesOfWeightedOutput) {
   EXPECT_TRUE(all_near(got.dbeta, fd_dbeta, kTol, 1e-4));
 }
 
-/// Simulates the second rank of a two-rank group: each all_reduce_sum adds that rank's
+/// Simulates the second rank of a two-rank group: each all-reduce adds that rank's
 /// contribution (computed by the test) for the next call, in call order.
-class OtherRankCommunicator : public core::Communicator {
+class OtherRankCommunicator : public scaletune::testing_support::FakeCommunicator {
  public:
   explicit OtherRankCommunicator(std::vector<std::vector<double>> contributions)
-      : m_contributions(std::move(contributions)) {}
-  int rank() const override { return 0; }
-  int size() const override { return 2; }
-  void all_reduce_sum(std::span<float>) override { ADD_FAILURE() << "float reduce not expected"; }
-  void all_reduce_sum(std::span<double> data) override {
+      : FakeCommunicator(0, 2), m_contributions(std::move(contributions)) {}
+  void all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                  core::ReduceOp op) override {
+    ASSERT_EQ(type, core::DType::fp64) << "only double reduces expected";
+    ASSERT_EQ(send, recv) << "statistics are reduced in place";
+    ASSERT_EQ(op, core::ReduceOp::sum);
     ASSERT_LT(m_calls, m_contributions.size()) << "more all-reduces than forward + backward";
     const std::vector<double>& other = m_contributions[m_calls++];
-    ASSERT_EQ(data.size(), other.size()) << "all-reduce " << m_calls;
-    for (std::size_t i = 0; i < data.size(); ++i) data[i] += other[i];
+    ASSERT_EQ(count, other.size()) << "all-reduce " << m_calls;
+    auto* data = static_cast<double*>(recv);
+    for (std::size_t i = 0; i < count; ++i) data[i] += other[i];
   }
-  void barrier() override {}
-  std::string backend() const override { return "test"; }
   std::size_t calls() const { return m_calls; }
 
  private:

@@ -17,12 +17,15 @@
 #include "harness/core/gradient_allreduce.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "tests/support/fake_communicator.hpp"
 
 namespace {
 
 using scaletune::core::Communicator;
+using scaletune::core::DType;
 using scaletune::core::PhaseTimer;
 using scaletune::core::RankContext;
+using scaletune::core::ReduceOp;
 using scaletune::job::ResNet50Options;
 using scaletune::kernels::LayerKind;
 using scaletune::kernels::LayerSpec;
@@ -172,14 +175,22 @@ TEST(ResNet50Counts, BadOptionsAreRejected) {
 // ---- The model ------------------------------------------------------------------------------
 
 // A group of one rank that counts the collectives made on it.
-class SingleRankCommunicator final : public Communicator {
+class SingleRankCommunicator final : public scaletune::testing_support::FakeCommunicator {
  public:
-  int rank() const override { return 0; }
-  int size() const override { return 1; }
-  void all_reduce_sum(std::span<float>) override { ++float_reduces; }
-  void all_reduce_sum(std::span<double>) override { ++double_reduces; }
+  SingleRankCommunicator() : FakeCommunicator(0, 1) {}
+  // The sum over one rank is the data itself: only the call is counted.
+  void all_reduce(const void* send, void* recv, std::size_t, DType type, ReduceOp op) override {
+    EXPECT_EQ(send, recv) << "reductions are in place";
+    EXPECT_EQ(op, ReduceOp::sum);
+    if (type == DType::fp32) {
+      ++float_reduces;
+    } else if (type == DType::fp64) {
+      ++double_reduces;
+    } else {
+      ADD_FAILURE() << "unexpected all-reduce of " << scaletune::core::dtype_key(type);
+    }
+  }
   void barrier() override { ++barriers; }
-  std::string backend() const override { return "test"; }
 
   int float_reduces = 0;
   int double_reduces = 0;

@@ -1,0 +1,401 @@
+// Under mpirun: every operation of MpiCommunicator for every dtype, out of place and in place,
+// with sum and avg, against a naive reference. Each rank computes every rank's input from
+// pattern(rank, index), so each can compute the expected result alone.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <Eigen/Core>
+#include <climits>
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "harness/mpi/mpi_communicator.hpp"
+#include "harness/mpi/mpi_error.hpp"
+
+namespace scaletune::mpi {
+namespace {
+
+using core::DType;
+using core::ReduceOp;
+
+/// Input of `rank` at `index`: an integer in [-31, 31]. Every such value, and every sum of up to
+/// 8 of them (|s| <= 248 < 2^8), is exact in every dtype, bf16 included.
+double pattern(int rank, std::size_t index) {
+  return static_cast<double>((static_cast<std::size_t>(rank) * 13 + index * 7) % 63) - 31.0;
+}
+
+/// Fills outputs before an operation, so elements it should write and did not show up.
+constexpr double kUnwritten = 99;
+
+template <typename T>
+struct Element;
+template <>
+struct Element<float> {
+  static constexpr DType type = DType::fp32;
+};
+template <>
+struct Element<double> {
+  static constexpr DType type = DType::fp64;
+};
+template <>
+struct Element<Eigen::half> {
+  static constexpr DType type = DType::fp16;
+};
+template <>
+struct Element<Eigen::bfloat16> {
+  static constexpr DType type = DType::bf16;
+};
+template <>
+struct Element<std::int32_t> {
+  static constexpr DType type = DType::int32;
+};
+template <>
+struct Element<std::int64_t> {
+  static constexpr DType type = DType::int64;
+};
+
+/// `v` as a T (the 2-byte floats through float, rounded to nearest even).
+template <typename T>
+T make(double v) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return static_cast<T>(v);
+  } else {
+    return T(static_cast<float>(v));
+  }
+}
+
+/// The value of `x`, exactly.
+template <typename T>
+double value(T x) {
+  if constexpr (std::is_arithmetic_v<T>) {
+    return static_cast<double>(x);
+  } else {
+    return static_cast<double>(static_cast<float>(x));
+  }
+}
+
+/// ReduceOp::avg of an exact `sum` over `ranks` ranks as the interface defines it: integers
+/// truncate toward zero (C++ division), fp64 divides in double, fp32 in float, and fp16/bf16
+/// in float rounded once.
+template <typename T>
+T average(double sum, int ranks) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<std::int64_t>(sum) / ranks);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return sum / ranks;
+  } else {
+    return make<T>(static_cast<float>(sum) / static_cast<float>(ranks));
+  }
+}
+
+template <typename T>
+void expect_elements(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (value(got[i]) != value(want[i]) && wrong++ == 0)
+      ADD_FAILURE() << "first wrong element " << i << ": got " << value(got[i]) << ", want "
+                    << value(want[i]);
+  EXPECT_EQ(wrong, 0u) << "wrong elements of " << got.size();
+}
+
+std::string trace(std::size_t count, ReduceOp op, bool in_place) {
+  return "count " + std::to_string(count) + ", " + std::string(core::reduce_op_name(op)) +
+         (in_place ? ", in place" : ", out of place");
+}
+
+constexpr std::size_t kCounts[] = {0, 1, 7, 3001};
+constexpr ReduceOp kOps[] = {ReduceOp::sum, ReduceOp::avg};
+
+template <typename T>
+class CommunicatorOps : public ::testing::Test {
+ protected:
+  static constexpr DType kType = Element<T>::type;
+
+  /// Rank r's input: [count] elements from pattern index `first` on.
+  static std::vector<T> input(int r, std::size_t count, std::size_t first = 0) {
+    std::vector<T> out(count);
+    for (std::size_t i = 0; i < count; ++i) out[i] = make<T>(pattern(r, first + i));
+    return out;
+  }
+  static std::vector<T> unwritten(std::size_t count) {
+    return std::vector<T>(count, make<T>(kUnwritten));
+  }
+  /// The reduction `op` over every rank's input at `index`.
+  T reduced(std::size_t index, ReduceOp op) const {
+    double sum = 0;
+    for (int r = 0; r < size; ++r) sum += pattern(r, index);
+    return op == ReduceOp::sum ? make<T>(sum) : average<T>(sum, size);
+  }
+
+  MpiCommunicator comm{MPI_COMM_WORLD};
+  int rank = comm.rank();
+  int size = comm.size();
+};
+
+struct DTypeNames {
+  template <typename T>
+  static std::string GetName(int) {
+    return std::string(core::dtype_key(Element<T>::type));
+  }
+};
+using ElementTypes =
+    ::testing::Types<float, double, Eigen::half, Eigen::bfloat16, std::int32_t, std::int64_t>;
+TYPED_TEST_SUITE(CommunicatorOps, ElementTypes, DTypeNames);
+
+TYPED_TEST(CommunicatorOps, AllReduce) {
+  for (const std::size_t count : kCounts)
+    for (const ReduceOp op : kOps)
+      for (const bool in_place : {false, true}) {
+        SCOPED_TRACE(trace(count, op, in_place));
+        const auto send = this->input(this->rank, count);
+        auto recv = in_place ? send : this->unwritten(count);
+        this->comm.all_reduce(in_place ? recv.data() : send.data(), recv.data(), count, this->kType,
+                              op);
+        std::vector<TypeParam> want(count);
+        for (std::size_t i = 0; i < count; ++i) want[i] = this->reduced(i, op);
+        expect_elements(recv, want);
+      }
+}
+
+TYPED_TEST(CommunicatorOps, ReduceScatter) {
+  for (const std::size_t count : kCounts)
+    for (const ReduceOp op : kOps)
+      for (const bool in_place : {false, true}) {
+        SCOPED_TRACE(trace(count, op, in_place));
+        const std::size_t own = static_cast<std::size_t>(this->rank) * count;
+        auto send = this->input(this->rank, static_cast<std::size_t>(this->size) * count);
+        auto recv = this->unwritten(count);
+        if (in_place) {
+          this->comm.reduce_scatter(send.data(), send.data() + own, count, this->kType, op);
+          recv.assign(send.begin() + static_cast<std::ptrdiff_t>(own),
+                      send.begin() + static_cast<std::ptrdiff_t>(own + count));
+        } else {
+          this->comm.reduce_scatter(send.data(), recv.data(), count, this->kType, op);
+        }
+        std::vector<TypeParam> want(count);
+        for (std::size_t i = 0; i < count; ++i) want[i] = this->reduced(own + i, op);
+        expect_elements(recv, want);
+      }
+}
+
+TYPED_TEST(CommunicatorOps, AllGather) {
+  for (const std::size_t count : kCounts)
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(trace(count, ReduceOp::sum, in_place));
+      const std::size_t own = static_cast<std::size_t>(this->rank) * count;
+      const auto send = this->input(this->rank, count);
+      auto recv = this->unwritten(static_cast<std::size_t>(this->size) * count);
+      if (in_place) {
+        std::copy(send.begin(), send.end(), recv.begin() + static_cast<std::ptrdiff_t>(own));
+        this->comm.all_gather(recv.data() + own, recv.data(), count, this->kType);
+      } else {
+        this->comm.all_gather(send.data(), recv.data(), count, this->kType);
+      }
+      std::vector<TypeParam> want;
+      for (int r = 0; r < this->size; ++r) {
+        const auto block = this->input(r, count);
+        want.insert(want.end(), block.begin(), block.end());
+      }
+      expect_elements(recv, want);
+    }
+}
+
+/// Uneven per-rank counts, each including ranks with none.
+const std::vector<std::pair<std::string, std::function<std::size_t(int)>>> kRankCounts = {
+    {"r mod 3", [](int r) { return static_cast<std::size_t>(r % 3); }},
+    {"none", [](int) { return std::size_t{0}; }},
+    {"1000 + 17 r", [](int r) { return static_cast<std::size_t>(1000 + 17 * r); }},
+};
+
+TYPED_TEST(CommunicatorOps, AllGatherv) {
+  for (const auto& [name, count_of] : kRankCounts)
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE("counts " + name + (in_place ? ", in place" : ", out of place"));
+      std::vector<std::size_t> counts;
+      std::vector<TypeParam> want;
+      std::size_t own = 0;  // this rank's displacement
+      for (int r = 0; r < this->size; ++r) {
+        if (r == this->rank) own = want.size();
+        counts.push_back(count_of(r));
+        const auto block = this->input(r, counts.back());
+        want.insert(want.end(), block.begin(), block.end());
+      }
+      const auto send = this->input(this->rank, counts[static_cast<std::size_t>(this->rank)]);
+      auto recv = this->unwritten(want.size());
+      if (in_place) {
+        std::copy(send.begin(), send.end(), recv.begin() + static_cast<std::ptrdiff_t>(own));
+        this->comm.all_gatherv(recv.data() + own, recv.data(), counts, this->kType);
+      } else {
+        this->comm.all_gatherv(send.data(), recv.data(), counts, this->kType);
+      }
+      expect_elements(recv, want);
+    }
+}
+
+TYPED_TEST(CommunicatorOps, AllToAll) {
+  // Block p of rank r's send is pattern(r, p * count + i); rank q receives it as its block r.
+  // In place (send == recv) MPI_IN_PLACE gives the same exchange (MpiCommunicator documents it).
+  for (const std::size_t count : kCounts)
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(trace(count, ReduceOp::sum, in_place));
+      const std::size_t n = static_cast<std::size_t>(this->size) * count;
+      const auto send = this->input(this->rank, n);
+      auto recv = in_place ? send : this->unwritten(n);
+      this->comm.all_to_all(in_place ? recv.data() : send.data(), recv.data(), count, this->kType);
+      std::vector<TypeParam> want;
+      for (int r = 0; r < this->size; ++r) {
+        const auto block = this->input(r, count, static_cast<std::size_t>(this->rank) * count);
+        want.insert(want.end(), block.begin(), block.end());
+      }
+      expect_elements(recv, want);
+    }
+}
+
+/// Uneven counts rank src sends to rank dst, including zeros.
+const std::vector<std::pair<std::string, std::function<std::size_t(int, int)>>> kPairCounts = {
+    {"(src + 2 dst) mod 3", [](int s, int d) { return static_cast<std::size_t>((s + 2 * d) % 3); }},
+    {"1 or 301", [](int s, int d) { return static_cast<std::size_t>(1 + 300 * ((s + d) % 2)); }},
+};
+
+TYPED_TEST(CommunicatorOps, AllToAllv) {
+  // Rank src's block for dst holds pattern(src, dst * kStride + i).
+  constexpr std::size_t kStride = 1000;
+  for (const auto& [name, count_of] : kPairCounts) {
+    SCOPED_TRACE("counts " + name);
+    std::vector<std::size_t> send_counts, recv_counts;
+    std::vector<TypeParam> send, want;
+    for (int p = 0; p < this->size; ++p) {
+      send_counts.push_back(count_of(this->rank, p));
+      recv_counts.push_back(count_of(p, this->rank));
+      const auto out =
+          this->input(this->rank, send_counts.back(), static_cast<std::size_t>(p) * kStride);
+      send.insert(send.end(), out.begin(), out.end());
+      const auto in =
+          this->input(p, recv_counts.back(), static_cast<std::size_t>(this->rank) * kStride);
+      want.insert(want.end(), in.begin(), in.end());
+    }
+    auto recv = this->unwritten(want.size());
+    this->comm.all_to_allv(send.data(), send_counts, recv.data(), recv_counts, this->kType);
+    expect_elements(recv, want);
+  }
+}
+
+TYPED_TEST(CommunicatorOps, BroadcastFromEveryRoot) {
+  for (int root = 0; root < this->size; ++root)
+    for (const std::size_t count : kCounts) {
+      SCOPED_TRACE("root " + std::to_string(root) + ", count " + std::to_string(count));
+      const auto want = this->input(root, count);
+      auto data = this->rank == root ? want : this->unwritten(count);
+      this->comm.broadcast(data.data(), count, this->kType, root);
+      expect_elements(data, want);
+    }
+}
+
+// ---- fp16 and bf16 sums where rounding happens ----------------------------------------------
+
+/// Rank 0 contributes a, rank 1 b, every other rank +0 (adding +0 is exact), so in any order of
+/// reduction the sum is a + b rounded once: the reference rounds the float sum to the type.
+template <typename Half>
+void expect_rounded_sums(MpiCommunicator& comm, const std::vector<std::pair<float, float>>& ab) {
+  std::vector<Half> data, want;
+  std::size_t rounded = 0;
+  for (const auto& [a, b] : ab) {
+    data.push_back(Half(comm.rank() == 0 ? a : comm.rank() == 1 ? b : 0.0f));
+    want.push_back(Half(a + b));  // a, b exact in Half; a + b exact in float
+    if (value(want.back()) != static_cast<double>(a) + b) ++rounded;
+  }
+  ASSERT_GT(rounded, 0u) << "no case rounds: the test would not see a wrong rounding";
+  comm.all_reduce(data.data(), data.data(), data.size(), Element<Half>::type, ReduceOp::sum);
+  expect_elements(data, want);
+}
+
+TEST(HalfPrecisionSum, RoundsOnceToNearestEven) {
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  // bf16 spacing above 1 is 2^-7: ties go to the even neighbour, the rest to the nearest.
+  expect_rounded_sums<Eigen::bfloat16>(
+      comm, {{1.0f, 0x1p-8f}, {1.0f + 0x1p-7f, 0x1p-8f}, {1.0f, 3 * 0x1p-9f}, {3.0f, 5.0f}});
+  // fp16 spacing at 2048 is 2; 65504 is the largest finite value, 65536 overflows.
+  expect_rounded_sums<Eigen::half>(
+      comm, {{2048.0f, 1.0f}, {2050.0f, 1.0f}, {65504.0f, 32.0f}, {0.5f, 0.25f}});
+}
+
+// ---- Host buffers, timer, errors --------------------------------------------------------------
+
+TEST(MpiCommunicator, HostBuffersCarryACollective) {
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  EXPECT_EQ(comm.memory_space(), core::MemorySpace::host);
+  EXPECT_EQ(comm.backend(), "mpi");
+  const std::vector<std::int64_t> mine = {comm.rank(), 10, -3};
+  const auto buffer = comm.allocate(mine.size() * sizeof(std::int64_t));
+  buffer->upload(std::as_bytes(std::span(mine)));
+  const auto timer = comm.timer();
+  timer->mark();
+  comm.all_reduce(buffer->data(), buffer->data(), mine.size(), DType::int64, ReduceOp::sum);
+  comm.synchronize();
+  timer->mark();
+  std::vector<std::int64_t> got(mine.size());
+  buffer->download(std::as_writable_bytes(std::span(got)));
+  const std::int64_t n = comm.size();
+  EXPECT_EQ(got, (std::vector<std::int64_t>{n * (n - 1) / 2, 10 * n, -3 * n}));
+  EXPECT_EQ(timer->intervals().size(), 1u);
+}
+
+/// Runs `call` and expects an E whose message contains `words`.
+template <typename E>
+void expect_error(const std::function<void()>& call, const std::string& words) {
+  try {
+    call();
+    ADD_FAILURE() << "no error; expected one saying \"" << words << "\"";
+  } catch (const E& e) {
+    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+  }
+}
+
+TEST(MpiCommunicator, CountsPastIntMaxAreRefusedNamingTheOperation) {
+  // Every rank throws before any MPI call, so no rank is left waiting in a collective.
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  const std::size_t too_many = std::size_t{INT_MAX} + 1;
+  const DType f = DType::fp32;
+  expect_error<MpiError>([&] { comm.reduce_scatter(nullptr, nullptr, too_many, f, ReduceOp::sum); },
+                         "reduce_scatter: recv_count 2147483648");
+  expect_error<MpiError>([&] { comm.all_gather(nullptr, nullptr, too_many, f); },
+                         "all_gather: send_count 2147483648");
+  expect_error<MpiError>([&] { comm.all_to_all(nullptr, nullptr, too_many, f); },
+                         "all_to_all: count 2147483648");
+  expect_error<MpiError>([&] { comm.broadcast(nullptr, too_many, f, 0); },
+                         "broadcast: count 2147483648");
+  std::vector<std::size_t> counts(static_cast<std::size_t>(comm.size()), 1);
+  counts.back() = too_many;
+  expect_error<MpiError>([&] { comm.all_gatherv(nullptr, nullptr, counts, f); },
+                         "all_gatherv: counts 2147483648");
+  expect_error<MpiError>([&] { comm.all_to_allv(nullptr, counts, nullptr, counts, f); },
+                         "all_to_allv: send_counts 2147483648");
+  if (comm.size() >= 3) {
+    // Rank 2's block would start at 2 * INT_MAX.
+    std::vector<std::size_t> big(static_cast<std::size_t>(comm.size()), INT_MAX);
+    expect_error<MpiError>([&] { comm.all_gatherv(nullptr, nullptr, big, f); },
+                           "all_gatherv: displacement 4294967294");
+  }
+}
+
+TEST(MpiCommunicator, BadCountSpansAndRootsAreRefused) {
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  const std::vector<std::size_t> one_short(static_cast<std::size_t>(comm.size()) - 1, 1);
+  expect_error<std::invalid_argument>(
+      [&] { comm.all_gatherv(nullptr, nullptr, one_short, DType::fp32); },
+      "all_gatherv: counts has " + std::to_string(comm.size() - 1) + " entries");
+  for (const int root : {-1, comm.size()})
+    expect_error<std::invalid_argument>([&] { comm.broadcast(nullptr, 0, DType::fp32, root); },
+                                        "broadcast: root " + std::to_string(root) +
+                                            " outside [0, " + std::to_string(comm.size()) + ")");
+}
+
+}  // namespace
+}  // namespace scaletune::mpi
