@@ -1,0 +1,38 @@
+#pragma once
+// The CommTimer of NcclCommunicator: CUDA events recorded on the communicator's stream, so a
+// mark costs no wait and the intervals are device time between the marks.
+
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "harness/core/communicator.hpp"
+#include "kernels/cuda/detail/unique_handle.hpp"
+
+namespace scaletune::nccl::detail {
+
+/// Marks as CUDA events on `stream`. Events are created on first use and reused after
+/// intervals(), so marking in a timed loop allocates nothing once warm. Must not outlive the
+/// communicator whose `stream` and `comm` it uses.
+class EventTimer final : public core::CommTimer {
+ public:
+  EventTimer(cudaStream_t stream, ncclComm_t comm) : m_stream(stream), m_comm(comm) {}
+
+  /// Records an event on the stream (no wait). Throws CudaError.
+  void mark() override;
+  /// Waits for the last event (polling the communicator's asynchronous error) and returns
+  /// cudaEventElapsedTime between consecutive marks, s. Throws CudaError, NcclError.
+  std::vector<double> intervals() override;
+
+ private:
+  using Event = kernels::cuda::detail::UniqueHandle<cudaEvent_t, &cudaEventDestroy>;
+
+  cudaStream_t m_stream;
+  ncclComm_t m_comm;
+  std::vector<Event> m_events;  ///< the first m_marks hold the marks since the last intervals()
+  std::size_t m_marks = 0;
+};
+
+}  // namespace scaletune::nccl::detail
