@@ -33,6 +33,7 @@ test: build
 
 bench: build
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv --benchmark_repetitions=5
+	$(MPIRUN) -np 2 $(BUILD)/bench/mpi_bench_collectives
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu')

@@ -6,9 +6,11 @@
 #include <iostream>
 
 #include "harness/cli/args.hpp"
-#include "harness/cli/build_info.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/provenance.hpp"
+#include "harness/cli/run_backend.hpp"
 #include "harness/cli/subcommands.hpp"
+#include "harness/core/backend_choice.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
@@ -59,13 +61,13 @@ std::string read_job_text(const std::string& path, int rank) {
   return text;
 }
 
-results::Provenance provenance(int argc, char** argv) {
-  results::Provenance p;
-  p.scaletune_version = scaletune_version();
-  p.git_sha = git_sha();
-  p.build_type = build_type();
-  for (int i = 0; i < argc; ++i) p.command_line += (i ? " " : "") + std::string(argv[i]);
-  return p;
+// The run's backend; a backend that cannot run here is bad input of the job file (nothing runs).
+RunBackend backend_for(const job::JobSpec& spec) {
+  try {
+    return choose_run_backend(spec, MPI_COMM_WORLD);
+  } catch (const core::BackendUnavailable& e) {
+    throw core::BackendUnavailable(spec.path + ": " + e.what());
+  }
 }
 
 int run_job(const Args& args, int argc, char** argv, int rank) {
@@ -74,13 +76,15 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   const auto configs = job::expand_sweep(spec);
   mpi::SweepOptions options;
   options.out_path = args.option("--out", spec.job.output);
-  if (!options.out_path.ends_with(".h5") || options.out_path.size() < 4 ||
-      options.out_path.ends_with("/.h5"))
-    throw UsageError("--out takes a result file name ending in .h5, got '" + options.out_path +
-                     "'");
+  expect_h5_path("--out", options.out_path);
   options.resume = args.flags.contains("--resume");
-  options.provenance = provenance(argc, argv);
+  options.provenance = command_provenance(argc, argv);
   options.blas = kernels::blas_description();
+  RunBackend backend = backend_for(spec);
+  options.make_communicator = std::move(backend.make);
+  options.device = backend.device;
+  options.cuda_runtime = backend.cuda_runtime;
+  options.nccl_version = backend.nccl_version;
   std::ostream& out = std::cout;
   const auto s = mpi::run_sweep(spec, configs, options, MPI_COMM_WORLD, out);
   if (rank == 0)
@@ -109,11 +113,15 @@ int run_command(int argc, char** argv) {
   } catch (const job::JobError& e) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kBadInput;
+  } catch (const core::BackendUnavailable& e) {
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
   } catch (const mpi::OutputError& e) {
     if (rank == 0) std::cerr << "scaletune run: cannot write the result file: " << e.what() << "\n";
     return kBadInput;
   } catch (const std::exception& e) {
-    if (rank == 0) std::cerr << "scaletune run: error: " << e.what() << "\n";
+    // Every rank says it: an error that reached only some ranks must not go unseen.
+    std::cerr << "scaletune run: error on rank " << rank << ": " << e.what() << "\n";
     return kRunFailed;
   }
 }

@@ -10,10 +10,10 @@
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
-#include "harness/mpi/failure.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
+#include "harness/mpi/outcome.hpp"
 #include "harness/mpi/status_agreement.hpp"
 
 namespace scaletune::mpi {
@@ -22,44 +22,6 @@ using results::Status;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-// One rank's outcome so far: the first failure wins.
-struct Outcome {
-  Status status = Status::ok;
-  std::string error;
-  void fail(Status s, std::string message) {
-    if (status != Status::ok) return;
-    status = s;
-    error = std::move(message);
-  }
-};
-
-// Runs `fn`, turning exceptions into the outcome (out of memory is oom).
-template <typename Fn>
-void guarded(Outcome& out, Fn&& fn) {
-  try {
-    fn();
-  } catch (const std::exception& e) {
-    const Status status = classify_failure(e);
-    out.fail(status, (status == Status::oom ? "out of memory: " : "") + one_line(e.what()));
-  }
-}
-
-class Deadline {
- public:
-  explicit Deadline(double timeout_s)
-      : m_end(Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(timeout_s))),
-        m_timeout_s(timeout_s) {}
-  void check(Outcome& out) const {
-    if (Clock::now() > m_end)
-      out.fail(Status::timeout, "exceeded run.timeout_s = " + std::to_string(m_timeout_s) + " s");
-  }
-
- private:
-  Clock::time_point m_end;
-  double m_timeout_s;
-};
 
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
                                core::Communicator& comm, MPI_Comm native) {
@@ -116,12 +78,6 @@ Timings iterate(core::Workload& workload, const job::RunSpec& run, const Deadlin
           workload.memory_peak_bytes()};
 }
 
-void fill_statistics(results::ConfigResult& r) {
-  r.step_time_median = core::median(r.step_time);
-  r.step_time_p95 = core::quantile(r.step_time, 0.95);
-  r.throughput = r.global_batch / r.step_time_median;
-}
-
 // Collects every rank's timings on rank 0 of `comm`.
 void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
   const auto start = Clock::now();
@@ -142,7 +98,7 @@ void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
                                  MPI_INT64_T, 0, comm));
   r.phase_names = t.phase_names;
   if (rank != 0) return;
-  fill_statistics(r);
+  fill_step_statistics(r);
   const double in_iterations = std::accumulate(t.iteration_s.begin(), t.iteration_s.end(), 0.0);
   const double measured_s =
       t.loop_wall_s + std::chrono::duration<double>(Clock::now() - start).count();
@@ -150,6 +106,12 @@ void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
 }
 
 }  // namespace
+
+void fill_step_statistics(results::ConfigResult& r) {
+  r.step_time_median = core::median(r.step_time);
+  r.step_time_p95 = core::quantile(r.step_time, 0.95);
+  r.throughput = r.global_batch / r.step_time_median;
+}
 
 results::ConfigResult describe(const job::Config& config) {
   results::ConfigResult r;

@@ -17,6 +17,10 @@ namespace scaletune::mpi {
 /// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.
 results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm);
 
+/// Fills step_time_median, step_time_p95 (s) and throughput = global_batch / median step time
+/// (samples/s) from r.step_time (non-empty).
+void fill_step_statistics(results::ConfigResult& r);
+
 /// A result row with the configuration's settings filled in and no measurements.
 results::ConfigResult describe(const job::Config& config);
 

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "harness/mpi/collective_config_runner.hpp"
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/progress.hpp"
@@ -128,11 +129,43 @@ void idle_barrier(MPI_Comm world, bool sleep) {
   }
 }
 
-// Runs a configuration that fits the launch under a watchdog and records it on rank 0; returns
-// its status, the same on every rank. Collective over `world`.
-Status run_and_record(const job::JobSpec& job, const job::Config& config,
+// What run_and_record needs besides the configuration.
+struct SweepContext {
+  const job::JobSpec& job;
+  const SweepOptions& options;
+  std::vector<std::string> rank_lines;  // per world rank, for the collective tables (rank 0)
+  std::ostream& progress;               // rank 0's output
+};
+
+// "on <host> device <device>" per world rank, as the collective tables print them.
+std::vector<std::string> rank_lines(const results::SystemInfo& system) {
+  std::vector<std::string> lines;
+  for (const results::RankInfo& r : system.ranks)
+    lines.push_back("on " + r.host + " device " + r.device);
+  return lines;
+}
+
+// Runs the configuration on this member rank of `sub`: the collective benchmark or a training
+// workload. Collective rows come back in `rows` (rank 0, when ok).
+results::ConfigResult run_member(const SweepContext& ctx, const job::Config& config, MPI_Comm sub,
+                                 std::vector<results::CollectiveResult>& rows) {
+  if (config.workload != "collectives") return run_config(ctx.job, config, sub);
+  const std::vector<std::string> lines(
+      ctx.rank_lines.begin(),
+      ctx.rank_lines.begin() + std::min<std::ptrdiff_t>(config.ranks, ctx.rank_lines.size()));
+  CollectivesRun run = run_collectives_config(ctx.job, config, sub, ctx.options.make_communicator,
+                                              lines, &ctx.progress);
+  rows = std::move(run.rows);
+  return std::move(run.config);
+}
+
+// Runs a configuration that fits the launch under a watchdog and records it on rank 0 (its
+// /collectives rows first, so a crash in between repeats rows rather than losing them);
+// returns its status, the same on every rank. Collective over `world`.
+Status run_and_record(const SweepContext& ctx, const job::Config& config,
                       std::optional<results::ResultWriter>& writer, MPI_Comm world,
                       results::ConfigResult& result) {
+  const job::JobSpec& job = ctx.job;
   const int rank = rank_of(world);
   // The watchdog records only when the main thread is not using the writer (HDF5 is not
   // thread-safe) and has not recorded the configuration already.
@@ -142,13 +175,15 @@ Status run_and_record(const job::JobSpec& job, const job::Config& config,
     const std::unique_lock lock(writing, std::try_to_lock);
     abort_stuck(config, job.run.timeout_s, writer, recorded || !lock.owns_lock(), world);
   });
+  std::vector<results::CollectiveResult> rows;
   {
     const SubCommunicator sub(world, config.ranks);
-    if (sub.member()) result = run_config(job, config, sub.get());
+    if (sub.member()) result = run_member(ctx, config, sub.get(), rows);
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
   on_root(world, [&] {
     const std::lock_guard lock(writing);
+    if (!rows.empty()) writer->append_collectives(rows);
     writer->write_config(result);
     recorded = true;
   });
@@ -181,7 +216,10 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   results::Provenance provenance = options.provenance;
   provenance.created_utc = utc_now();
   provenance.job_toml = job.toml_text;
-  const results::SystemInfo system = gather_system_info(world, options.blas);
+  results::SystemInfo system = gather_system_info(world, options.blas, options.device);
+  system.cuda_runtime = options.cuda_runtime;
+  system.nccl_version = options.nccl_version;
+  const SweepContext ctx{job, options, rank_lines(system), progress};
 
   std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;
@@ -225,7 +263,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
       on_root(world, [&] { writer->write_config(result); });
       ++summary.skipped;
     } else {
-      count(summary, run_and_record(job, config, writer, world, result));
+      count(summary, run_and_record(ctx, config, writer, world, result));
       --runnable_left;
     }
     if (rank == 0) {

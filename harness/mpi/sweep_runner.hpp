@@ -6,11 +6,14 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "harness/job/job.hpp"
+#include "harness/mpi/communicator_factory.hpp"
+#include "harness/mpi/system_info.hpp"
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::mpi {
@@ -27,6 +30,13 @@ struct SweepOptions {
   bool resume = false;             ///< keep the file's configurations and skip those stored as ok
   results::Provenance provenance;  ///< root attributes (created_utc and job_toml filled in here)
   std::string blas;                ///< host BLAS description for /system
+  /// Communicator of the collective benchmark (workload kind "collectives"); training
+  /// workloads run on host memory over MPI.
+  CommunicatorFactory make_communicator = mpi_communicator_factory();
+  /// This rank's device for /system/ranks; nullopt: the host core it runs on.
+  std::optional<BoundDevice> device;
+  std::string cuda_runtime;  ///< /system cuda_runtime, empty when no CUDA runtime was used
+  std::string nccl_version;  ///< /system nccl_version, empty when NCCL was not used
 };
 
 /// What a sweep did, the same on every rank.

@@ -29,12 +29,14 @@ void copy_text(std::array<char, kTextBytes>& to, const std::string& from) {
   std::strncpy(to.data(), from.c_str(), to.size() - 1);
 }
 
-RankRow own_row(MPI_Comm world) {
+RankRow own_row(MPI_Comm world, const std::optional<BoundDevice>& device) {
   RankRow row;
   row.local_rank = node_placement(world).local_rank;
-  row.memory_bytes = static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  row.memory_bytes =
+      device ? device->memory_bytes
+             : static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
   gethostname(row.host.data(), row.host.size() - 1);
-  copy_text(row.device, "host-core:" + std::to_string(sched_getcpu()));
+  copy_text(row.device, device ? device->label : "host-core:" + std::to_string(sched_getcpu()));
   return row;
 }
 
@@ -55,12 +57,13 @@ std::string kokkos_version() {
 
 }  // namespace
 
-results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas) {
+results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas,
+                                       const std::optional<BoundDevice>& device) {
   results::SystemInfo info;
   int rank = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(world, &rank));
   SCALETUNE_MPI_CHECK(MPI_Comm_size(world, &info.world_size));
-  const RankRow mine = own_row(world);
+  const RankRow mine = own_row(world, device);
   std::vector<RankRow> rows(rank == 0 ? static_cast<std::size_t>(info.world_size) : 1);
   SCALETUNE_MPI_CHECK(MPI_Gather(&mine, sizeof(RankRow), MPI_BYTE, rows.data(), sizeof(RankRow),
                                  MPI_BYTE, 0, world));

@@ -1,0 +1,24 @@
+#include "outcome.hpp"
+
+namespace scaletune::mpi {
+
+using Clock = std::chrono::steady_clock;
+
+void Outcome::fail(results::Status s, std::string message) {
+  if (status != results::Status::ok) return;
+  status = s;
+  error = std::move(message);
+}
+
+Deadline::Deadline(double timeout_s)
+    : m_end(Clock::now() +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s))),
+      m_timeout_s(timeout_s) {}
+
+void Deadline::check(Outcome& out) const {
+  if (Clock::now() > m_end)
+    out.fail(results::Status::timeout,
+             "exceeded run.timeout_s = " + std::to_string(m_timeout_s) + " s");
+}
+
+}  // namespace scaletune::mpi

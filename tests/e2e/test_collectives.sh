@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The collective benchmark as a user runs it: jobs/collectives-cpu.toml on 2 ranks prints
+# nccl-tests tables, stores /collectives, and its own log imports back to the same rows.
+source "$(dirname "$0")/lib.sh"
+
+sed -e 's|^output = .*|output = "coll.h5"|' -e 's|^ranks = .*|ranks = [1, 2, 3]|' \
+  "$SOURCE_DIR/jobs/collectives-cpu.toml" >coll.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run coll.toml
+[ "$status" = 0 ] || fail "run exited $status: $out"
+printf '%s\n' "$out" >run.log
+check_layout coll.h5
+expect_match "$out" '# Collective test starting: all_reduce_perf' "table preamble"
+expect_match "$out" '#  Rank  1 on .* device host-core:[0-9]+' "rank lines"
+expect_match "$out" 'collectives-r3-fp32 .* skipped' "a rank count above the launch is skipped"
+[ "$(grep -c '# Wrong elements       : 0 OK' run.log)" = 14 ] || fail "not every op verified: $out"
+
+# The stored rows: 7 ops x 7 sizes per rank count; in place too except broadcast; all right.
+"$PYTHON" - <<'PY' || fail "stored /collectives rows"
+import h5py, numpy as np
+f = h5py.File("coll.h5", "r")
+t = f["collectives"][()]
+for ranks in (1, 2):
+    rows = t[t["ranks"] == ranks]
+    assert len(rows) == 7 * 7 * 2 - 7, (ranks, len(rows))
+    checked = rows[~((rows["in_place"] == 1) & np.char.startswith(rows["op"].astype(str), "alltoall"))]
+    assert (checked["wrong"] == 0).all(), checked
+    assert (rows["time_us"] > 0).all()
+    assert set(rows["source"].astype(str)) == {f"scaletune:collectives-r{ranks}-fp32"}
+g = f["configs/collectives-r2-fp32"]
+assert g.attrs["status"] == b"ok" or g.attrs["status"] == "ok", g.attrs["status"]
+assert list(g["phase_names"].asstr()[()]) == ["all_reduce", "reduce_scatter", "all_gather",
+    "all_gatherv", "alltoall", "alltoallv", "broadcast"]
+assert f["configs/collectives-r3-fp32"].attrs["status"] in (b"skipped", "skipped")
+PY
+
+# The printed log reads back with the nccl-tests importer: the same out-of-place rows.
+run_status "$SCALETUNE" import nccl-tests run.log --out imported.h5
+[ "$status" = 0 ] || fail "import of the run's own log exited $status: $out"
+"$PYTHON" - <<'PY' || fail "imported rows differ from the stored ones"
+import h5py
+run = h5py.File("coll.h5", "r")["collectives"][()]
+imp = h5py.File("imported.h5", "r")["collectives"][()]
+run = run[run["in_place"] == 0]
+assert len(imp) == len(run), (len(imp), len(run))
+for a, b in zip(run, imp):
+    assert a["op"] == b["op"] and a["bytes"] == b["bytes"] and a["ranks"] == b["ranks"], (a, b)
+    assert abs(a["time_us"] - b["time_us"]) <= 0.005 + 1e-3 * a["time_us"], (a, b)
+    assert a["wrong"] == b["wrong"], (a, b)
+PY
+
+# NCCL without a CUDA device: a clear message naming the job file, exit 2, nothing written.
+sed -e 's|^backend = .*|backend = "nccl"|' coll.toml >nccl.toml
+sed -i 's|^output = .*|output = "nccl.h5"|' nccl.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run nccl.toml
+if [ "$status" = 0 ]; then
+  echo "a CUDA device is present: the NCCL backend ran; skipping the no-device check"
+else
+  [ "$status" = 2 ] || fail "nccl without a device exited $status, expected 2: $out"
+  expect_match "$out" 'nccl\.toml: rank 0: comm\.backend = "nccl" needs' "names the job file and key"
+  expect_match "$out" 'use "mpi" or "auto"' "says what would work"
+  [ ! -e nccl.h5 ] || fail "a result file was written for a run that could not start"
+fi
+
+# auto picks MPI here (no device, or no NCCL build).
+sed -e 's|^backend = .*|backend = "auto"|' -e 's|^output = .*|output = "auto.h5"|' \
+  -e 's|^ranks = .*|ranks = [2]|' -e 's|^max_bytes = .*|max_bytes = 64|' coll.toml >auto.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run auto.toml
+[ "$status" = 0 ] || fail "auto exited $status: $out"
+expect_match "$out" '# backend (mpi|nccl) ' "auto chose a backend"
+echo "PASS"

@@ -1,0 +1,153 @@
+// The collective benchmark over MPI on the launch's ranks: every op and dtype verified with no
+// wrong element, bandwidths by the nccl-tests definitions, the printed table readable by the
+// importer, and failures recorded as statuses.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
+#include "autotune/collective_log.hpp"
+#include "harness/job/collective_sizes.hpp"
+#include "harness/mpi/collective_config_runner.hpp"
+#include "harness/mpi/mpi_communicator.hpp"
+
+namespace scaletune::mpi {
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int world_size() {
+  int n = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+job::JobSpec collectives_job(const std::string& dtype, const std::string& redop) {
+  job::JobSpec spec;
+  spec.job.name = "collectives-test";
+  spec.workload.kind = "collectives";
+  auto& o = spec.workload.collectives;
+  o.ops = job::collective_op_names();
+  o.min_bytes = 1;
+  o.max_bytes = 4096;
+  o.step_factor = 8;
+  o.dtype = dtype;
+  o.redop = redop;
+  o.in_place = true;
+  spec.run.warmup = 1;
+  spec.run.iterations = 3;
+  spec.run.timeout_s = 120;
+  spec.comm.backend = "mpi";
+  return spec;
+}
+
+job::Config config_for(const job::JobSpec& spec) {
+  job::Config c;
+  c.id = "collectives-r" + std::to_string(world_size()) + "-" + spec.workload.collectives.dtype;
+  c.workload = "collectives";
+  c.ranks = world_size();
+  c.global_batch = 1;
+  c.batch_split = "none";
+  c.precision = spec.workload.collectives.dtype;
+  return c;
+}
+
+// nccl-tests doc/PERFORMANCE.md bus bandwidth factors, written out here as the reference.
+double published_factor(const std::string& op, int n) {
+  if (op == "all_reduce") return 2.0 * (n - 1) / n;
+  if (op == "broadcast") return 1.0;
+  return static_cast<double>(n - 1) / n;
+}
+
+class EveryDtype : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
+  const auto [dtype, redop] = GetParam();
+  const job::JobSpec spec = collectives_job(dtype, redop);
+  std::ostringstream table;
+  const std::vector<std::string> lines(static_cast<std::size_t>(world_size()), "on this host");
+  const CollectivesRun run = run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD,
+                                                    mpi_communicator_factory(), lines, &table);
+  ASSERT_EQ(run.config.status, results::Status::ok) << run.config.error;
+  if (world_rank() != 0) return;
+  const std::size_t sizes = job::collective_sizes(spec.workload.collectives).size();
+  // Out of place and in place for every op but broadcast.
+  ASSERT_EQ(run.rows.size(), sizes * (2 * job::collective_op_names().size() - 1));
+  for (const auto& r : run.rows) {
+    SCOPED_TRACE(r.op + " " + std::to_string(r.bytes) + " B in_place " +
+                 std::to_string(r.in_place));
+    const bool unverifiable = r.in_place && r.op.starts_with("alltoall");
+    EXPECT_EQ(r.wrong, unverifiable ? -1 : 0);
+    EXPECT_EQ(r.ranks, world_size());
+    EXPECT_GT(r.time_us, 0.0);
+    EXPECT_NEAR(r.algbw_gbps, r.bytes / r.time_us / 1e3, 1e-12 * r.algbw_gbps);
+    EXPECT_NEAR(r.busbw_gbps, r.algbw_gbps * published_factor(r.op, r.ranks), 1e-12 * r.algbw_gbps);
+    EXPECT_EQ(r.source, "scaletune:" + config_for(spec).id);
+  }
+  // The printed table reads back as nccl-tests output: one row per size and op.
+  const auto parsed = autotune::parse_nccl_tests_log(table.str(), "stdout");
+  ASSERT_EQ(parsed.size(), sizes * job::collective_op_names().size());
+  EXPECT_EQ(parsed.front().op, "all_reduce");
+  EXPECT_EQ(parsed.front().ranks, world_size());
+  EXPECT_EQ(parsed.back().op, "broadcast");
+  // One iteration: the whole benchmark; the ops' timed loops fit in it on every rank.
+  ASSERT_EQ(run.config.step_time.size(), 1u);
+  ASSERT_EQ(run.config.phase_names, job::collective_op_names());
+  for (int r = 0; r < world_size(); ++r) {
+    double sum = 0;
+    for (std::size_t p = 0; p < run.config.phase_names.size(); ++p)
+      sum += run.config.phase_time(static_cast<std::size_t>(r), 0, p);
+    EXPECT_GT(sum, 0.0);
+    EXPECT_LE(sum, run.config.step_time[0]);
+  }
+  EXPECT_DOUBLE_EQ(run.config.throughput, 1.0 / run.config.step_time[0]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Collectives, EveryDtype,
+                         ::testing::Values(std::tuple{"fp32", "sum"}, std::tuple{"fp64", "sum"},
+                                           std::tuple{"fp16", "sum"}, std::tuple{"bf16", "sum"},
+                                           std::tuple{"int32", "sum"}, std::tuple{"int64", "sum"},
+                                           std::tuple{"fp32", "avg"}, std::tuple{"bf16", "avg"},
+                                           std::tuple{"int32", "avg"}));
+
+TEST(CollectivesFailure, FactoryErrorOnOneRankIsRecordedOnAll) {
+  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const CommunicatorFactory failing = [](MPI_Comm comm) -> std::unique_ptr<core::Communicator> {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 1) throw std::runtime_error("no CUDA device on this rank");
+    return std::make_unique<MpiCommunicator>(comm);
+  };
+  const CollectivesRun run =
+      run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD, failing, {}, nullptr);
+  EXPECT_EQ(run.config.status, results::Status::error);
+  EXPECT_EQ(run.config.error, "rank 1: no CUDA device on this rank");
+  EXPECT_TRUE(run.rows.empty());
+}
+
+// A communicator whose buffers never fit: the configuration is oom and the sweep can go on.
+class NoMemoryCommunicator : public MpiCommunicator {
+ public:
+  using MpiCommunicator::MpiCommunicator;
+  std::unique_ptr<core::CommBuffer> allocate(std::size_t) override { throw std::bad_alloc(); }
+};
+
+TEST(CollectivesFailure, AllocationFailureIsOom) {
+  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const CommunicatorFactory full = [](MPI_Comm comm) {
+    return std::make_unique<NoMemoryCommunicator>(comm);
+  };
+  const CollectivesRun run =
+      run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD, full, {}, nullptr);
+  EXPECT_EQ(run.config.status, results::Status::oom);
+  EXPECT_NE(run.config.error.find("out of memory"), std::string::npos) << run.config.error;
+}
+
+}  // namespace
+}  // namespace scaletune::mpi
