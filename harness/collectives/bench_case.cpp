@@ -19,8 +19,4 @@ bool verifiable(const BenchCase& c, Placement placement) {
   return placement == Placement::out_of_place || !alltoall;
 }
 
-bool input_in_recv_buffer(const BenchCase& c, Placement placement) {
-  return placement == Placement::in_place || c.op == CollectiveOp::broadcast;
-}
-
 }  // namespace scaletune::collectives

@@ -34,8 +34,4 @@ BenchCase make_case(CollectiveOp op, std::int64_t size_bytes, core::DType type,
 /// alltoall(v), whose in-place result NCCL leaves unspecified (nccl-tests prints N/A too).
 bool verifiable(const BenchCase& c, Placement placement);
 
-/// Whether the case's input goes into the receive buffer: in place, and broadcast always
-/// (its one buffer is the receive buffer).
-bool input_in_recv_buffer(const BenchCase& c, Placement placement);
-
 }  // namespace scaletune::collectives

@@ -47,7 +47,7 @@ void issue(core::Communicator& comm, const BenchCase& c, OpBuffers b) {
     case CollectiveOp::alltoallv:
       return comm.all_to_allv(b.send, c.counts, b.recv, c.counts, c.type);
     case CollectiveOp::broadcast:
-      return comm.broadcast(b.recv, n, c.type, root_of(c.op));
+      return comm.broadcast(b.send, b.recv, n, c.type, root_of(c.op));
   }
 }
 
@@ -55,7 +55,7 @@ std::int64_t checked_run(core::Communicator& comm, const BenchCase& c, Placement
                          BenchBuffers& buffers, OpBuffers ptrs) {
   const int rank = comm.rank();
   const std::vector<std::byte> input = input_image(c, placement, rank);
-  (input_in_recv_buffer(c, placement) ? buffers.recv : buffers.send)->upload(input);
+  (placement == Placement::in_place ? buffers.recv : buffers.send)->upload(input);
   issue(comm, c, ptrs);
   comm.synchronize();
   if (!verifiable(c, placement)) return -1;
@@ -68,14 +68,19 @@ std::int64_t checked_run(core::Communicator& comm, const BenchCase& c, Placement
 
 }  // namespace
 
-BenchBuffers allocate_buffers(core::Communicator& comm, const std::vector<BenchCase>& cases) {
-  std::size_t send_bytes = 0, recv_bytes = 0;
+BufferBytes buffer_bytes(const std::vector<BenchCase>& cases) {
+  BufferBytes b;
   for (const BenchCase& c : cases) {
     const std::size_t width = core::dtype_bytes(c.type);
-    send_bytes = std::max(send_bytes, c.layout.send_count * width);
-    recv_bytes = std::max({recv_bytes, c.layout.recv_count * width, c.layout.send_count * width});
+    b.send = std::max(b.send, c.layout.send_count * width);
+    b.recv = std::max({b.recv, c.layout.recv_count * width, c.layout.send_count * width});
   }
-  return {comm.allocate(send_bytes), comm.allocate(recv_bytes)};
+  return b;
+}
+
+BenchBuffers allocate_buffers(core::Communicator& comm, const std::vector<BenchCase>& cases) {
+  const BufferBytes b = buffer_bytes(cases);
+  return {comm.allocate(b.send), comm.allocate(b.recv)};
 }
 
 CaseMeasurement measure_case(core::Communicator& comm, const BenchCase& c, Placement placement,

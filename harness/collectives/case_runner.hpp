@@ -18,9 +18,16 @@ struct BenchBuffers {
   std::unique_ptr<core::CommBuffer> recv;
 };
 
-/// Buffers big enough for every case of `cases` in both placements: send holds the largest
-/// send buffer, recv the largest of send and receive buffers (in place it holds both).
-/// Throws std::bad_alloc when the memory space is full.
+/// Sizes of the two buffers, bytes, for every case of `cases` in both placements: send the
+/// largest send buffer, recv the largest of send and receive buffers (in place it holds both).
+struct BufferBytes {
+  std::size_t send = 0;
+  std::size_t recv = 0;
+};
+BufferBytes buffer_bytes(const std::vector<BenchCase>& cases);
+
+/// The buffers of buffer_bytes(cases) in comm's memory space. Throws std::bad_alloc when the
+/// memory space is full.
 BenchBuffers allocate_buffers(core::Communicator& comm, const std::vector<BenchCase>& cases);
 
 /// One rank's figures of one case.

@@ -18,7 +18,7 @@ double input_value(int rank, std::size_t index);
 /// The bytes to upload to the start of the buffer the op reads on `rank`: out of place the send
 /// buffer (layout.send_count elements of input); in place the one buffer, which for
 /// all_gather(v) holds the rank's input at block `rank` of layout.recv_count elements (zeros
-/// elsewhere). Broadcast: the receive buffer with the rank's input.
+/// elsewhere). Every rank uploads its own input; a broadcast must deliver the root's.
 std::vector<std::byte> input_image(const BenchCase& c, Placement placement, int rank);
 
 /// Where the result lies in the receive buffer, elements: {offset, count}. In-place

@@ -92,8 +92,9 @@ class Communicator {
   /// rank p. Both spans have size() entries.
   virtual void all_to_allv(const void* send, std::span<const std::size_t> send_counts, void* recv,
                            std::span<const std::size_t> recv_counts, DType type) = 0;
-  /// Copies root's data [count] to every rank's data.
-  virtual void broadcast(void* data, std::size_t count, DType type, int root) = 0;
+  /// Copies root's send [count] to every rank's recv [count] (send is read on root only).
+  /// In place: send == recv.
+  virtual void broadcast(const void* send, void* recv, std::size_t count, DType type, int root) = 0;
   /// Returns when every rank has called it (and, on device backends, all work issued before it
   /// has completed).
   virtual void barrier() = 0;

@@ -9,9 +9,11 @@
 
 #include "harness/collectives/case_runner.hpp"
 #include "harness/collectives/nccl_tests_table.hpp"
+#include "harness/core/memory_budget.hpp"
 #include "harness/job/collective_sizes.hpp"
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/node_placement.hpp"
 #include "harness/mpi/outcome.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/results/bus_bandwidth.hpp"
@@ -52,8 +54,7 @@ std::vector<BenchCase> all_cases(const std::vector<OpPlan>& plans) {
   return cases;
 }
 
-// One rank's measurements of a case; in_place absent when not timed (broadcast's one buffer
-// makes both placements the same call).
+// One rank's measurements of a case; in_place absent when not timed (in_place = false).
 struct CaseRun {
   CaseMeasurement out_of_place;
   std::optional<CaseMeasurement> in_place;
@@ -65,8 +66,7 @@ CaseRun run_case(core::Communicator& comm, const BenchCase& c, collectives::Benc
     return collectives::measure_case(comm, c, p, buffers, job.run.warmup, job.run.iterations);
   };
   CaseRun run{measure(Placement::out_of_place), std::nullopt};
-  if (job.workload.collectives.in_place && c.op != collectives::CollectiveOp::broadcast)
-    run.in_place = measure(Placement::in_place);
+  if (job.workload.collectives.in_place) run.in_place = measure(Placement::in_place);
   return run;
 }
 
@@ -178,6 +178,16 @@ bool run_op(Bench& b, core::Communicator& comm, const OpPlan& plan,
   return true;
 }
 
+// Host buffers beyond the rank's share of the node's memory are refused before allocating
+// (oom), as the training workloads do, rather than left to the kernel's OOM killer.
+void check_buffer_budget(const collectives::BufferBytes& bytes, std::int64_t budget_bytes,
+                         std::int64_t max_bytes) {
+  const auto needed = static_cast<std::int64_t>(bytes.send + bytes.recv);
+  core::check_memory_budget(
+      needed, budget_bytes,
+      "the send and receive buffers for max_bytes = " + std::to_string(max_bytes));
+}
+
 // Makes the communicator and the buffers, then runs every op; failures land in b.out.
 void run_benchmark(Bench& b, const job::Config& config,
                    const CommunicatorFactory& make_communicator, std::string& backend) {
@@ -185,11 +195,16 @@ void run_benchmark(Bench& b, const job::Config& config,
   std::unique_ptr<core::Communicator> comm;
   std::vector<OpPlan> plans;
   collectives::BenchBuffers buffers;
+  const std::int64_t host_budget =
+      core::host_memory_budget_bytes(node_placement(b.comm).local_size);
   guarded(b.out, [&] {
     comm = make_communicator(b.comm);
     backend = comm->backend();
     b.preamble.backend = backend;
     plans = plan_ops(b.job.workload.collectives, config.ranks);
+    if (comm->memory_space() == core::MemorySpace::host)
+      check_buffer_budget(collectives::buffer_bytes(all_cases(plans)), host_budget,
+                          b.job.workload.collectives.max_bytes);
     buffers = collectives::allocate_buffers(*comm, all_cases(plans));
     b.buffer_bytes = static_cast<std::int64_t>(buffers.send->bytes() + buffers.recv->bytes());
   });
@@ -239,6 +254,25 @@ collectives::TestPreamble preamble(const job::JobSpec& job,
   return p;
 }
 
+// A collective that returned wrong elements is a failed configuration (nccl-tests fails too);
+// its rows stay, with their counts.
+void fail_on_wrong(CollectivesRun& run) {
+  std::int64_t wrong = 0;
+  const results::CollectiveResult* first = nullptr;
+  for (const auto& r : run.rows) {
+    if (r.wrong <= 0) continue;
+    wrong += r.wrong;
+    if (!first) first = &r;
+  }
+  if (!first) return;
+  run.config.status = Status::error;
+  run.config.error = "verification failed: " + std::to_string(wrong) +
+                     " wrong elements over all ops and sizes, the first in " + first->op + " of " +
+                     std::to_string(first->bytes) + " B " +
+                     (first->in_place ? "in place" : "out of place") +
+                     "; the rows are stored with their counts in /collectives";
+}
+
 }  // namespace
 
 CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config& config,
@@ -264,6 +298,7 @@ CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config
   if (agreed.status != Status::ok) return run;
   gather(b, wall_s, run.config);
   run.rows = std::move(b.rows);
+  if (b.rank == 0) fail_on_wrong(run);
   return run;
 }
 

@@ -23,16 +23,17 @@ struct CollectivesRun {
   /// benchmarks per second (global_batch 1).
   results::ConfigResult config;
   /// On rank 0 when ok: per op and size the out-of-place row, then the in-place row when timed
-  /// (not for broadcast, whose one buffer makes both the same): time_us the mean over ranks of
+  /// (workload.collectives.in_place): time_us the mean over ranks of
   /// time per op, algbw = bytes / time (GB/s, GB = 1e9 bytes), busbw = algbw x bus_factor,
   /// wrong summed over ranks (-1 when not verifiable), source "scaletune:<config id>".
   std::vector<results::CollectiveResult> rows;
 };
 
 /// Collective over `comm` (size config.ranks). Never throws for a failing configuration (as
-/// run_config). `make_communicator` builds the measured communicator; `rank_lines` describe the
-/// ranks in the printed preamble; rank 0 prints the nccl-tests-style tables to `table` when it
-/// is not null.
+/// run_config). On rank 0 a configuration whose results had wrong elements is status error
+/// (its rows kept, with their counts); other ranks see ok then. `make_communicator` builds the
+/// measured communicator; `rank_lines` describe the ranks in the printed preamble; rank 0 prints
+/// the nccl-tests-style tables to `table` when it is not null.
 CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config& config,
                                       MPI_Comm comm, const CommunicatorFactory& make_communicator,
                                       const std::vector<std::string>& rank_lines,

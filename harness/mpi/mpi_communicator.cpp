@@ -108,12 +108,16 @@ void MpiCommunicator::all_to_allv(const void* send, std::span<const std::size_t>
                                     r.displacements.data(), mpi_datatype(type), m_comm));
 }
 
-void MpiCommunicator::broadcast(void* data, std::size_t count, DType type, int root) {
+// MPI_Bcast has one buffer: out of place, the root first copies send into recv.
+void MpiCommunicator::broadcast(const void* send, void* recv, std::size_t count, DType type,
+                                int root) {
   if (root < 0 || root >= m_size)
     throw std::invalid_argument("broadcast: root " + std::to_string(root) + " outside [0, " +
                                 std::to_string(m_size) + ")");
   const int n = mpi_count(count, "broadcast", "count");
-  SCALETUNE_MPI_CHECK(MPI_Bcast(data, n, mpi_datatype(type), root, m_comm));
+  if (m_rank == root && send != recv && count > 0)
+    std::memcpy(recv, send, count * core::dtype_bytes(type));
+  SCALETUNE_MPI_CHECK(MPI_Bcast(recv, n, mpi_datatype(type), root, m_comm));
 }
 
 void MpiCommunicator::barrier() {

@@ -49,7 +49,8 @@ class MpiCommunicator : public core::Communicator {
   void all_to_allv(const void* send, std::span<const std::size_t> send_counts, void* recv,
                    std::span<const std::size_t> recv_counts, core::DType type) override;
   /// MPI_Bcast.
-  void broadcast(void* data, std::size_t count, core::DType type, int root) override;
+  void broadcast(const void* send, void* recv, std::size_t count, core::DType type,
+                 int root) override;
   /// MPI_Barrier.
   void barrier() override;
   /// Nothing to wait for: every operation is a blocking MPI call.

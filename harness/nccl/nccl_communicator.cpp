@@ -151,9 +151,10 @@ void NcclCommunicator::all_to_allv(const void* send, std::span<const std::size_t
   group.end();
 }
 
-void NcclCommunicator::broadcast(void* data, std::size_t count, core::DType type, int root) {
+void NcclCommunicator::broadcast(const void* send, void* recv, std::size_t count, core::DType type,
+                                 int root) {
   SCALETUNE_NCCL_CHECK(
-      ncclBroadcast(data, data, count, detail::nccl_type(type), root, m_comm, m_stream.get()),
+      ncclBroadcast(send, recv, count, detail::nccl_type(type), root, m_comm, m_stream.get()),
       m_comm);
 }
 

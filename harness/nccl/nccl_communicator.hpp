@@ -66,7 +66,8 @@ class NcclCommunicator final : public core::Communicator {
   void all_to_allv(const void* send, std::span<const std::size_t> send_counts, void* recv,
                    std::span<const std::size_t> recv_counts, core::DType type) override;
   /// ncclBroadcast in place.
-  void broadcast(void* data, std::size_t count, core::DType type, int root) override;
+  void broadcast(const void* send, void* recv, std::size_t count, core::DType type,
+                 int root) override;
   /// synchronize(), then MPI_Barrier on the MPI communicator given to the constructor: NCCL
   /// has no barrier, and waiting for the stream first makes every rank's earlier work complete
   /// before any rank returns.

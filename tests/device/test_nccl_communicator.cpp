@@ -497,8 +497,12 @@ TEST_F(WithNccl, BroadcastCopiesTheRootsData) {
   for (std::size_t i = 0; i < count; ++i) want[i] = static_cast<double>(i % 7) + 1.0;
   if (rank() == root) mine = want;
   auto data = to_device(comm(), mine, type);
-  comm().broadcast(data->data(), count, type, root);
-  expect_values(to_host(comm(), *data, type), want, type, "broadcast");
+  comm().broadcast(data->data(), data->data(), count, type, root);
+  expect_values(to_host(comm(), *data, type), want, type, "broadcast in place");
+  auto send = to_device(comm(), mine, type);
+  auto recv = to_device(comm(), std::vector<double>(count, -1.0), type);
+  comm().broadcast(send->data(), recv->data(), count, type, root);
+  expect_values(to_host(comm(), *recv, type), want, type, "broadcast out of place");
 }
 
 TEST_F(WithNccl, TimerGivesOneIntervalPerPairOfMarksThenForgets) {
@@ -533,7 +537,7 @@ TEST_F(WithNccl, SubCommunicatorOfOneRankReducesAlone) {
 TEST_F(WithNccl, InvalidRootThrowsNcclErrorNamingTheCall) {
   auto data = comm().allocate(16);
   try {
-    comm().broadcast(data->data(), 4, DType::fp32, size());
+    comm().broadcast(data->data(), data->data(), 4, DType::fp32, size());
     ADD_FAILURE() << "expected NcclError";
   } catch (const NcclError& e) {
     const std::string message = e.what();

@@ -77,8 +77,8 @@ TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
   ASSERT_EQ(run.config.status, results::Status::ok) << run.config.error;
   if (world_rank() != 0) return;
   const std::size_t sizes = job::collective_sizes(spec.workload.collectives).size();
-  // Out of place and in place for every op but broadcast.
-  ASSERT_EQ(run.rows.size(), sizes * (2 * job::collective_op_names().size() - 1));
+  // Out of place and in place for every op.
+  ASSERT_EQ(run.rows.size(), sizes * 2 * job::collective_op_names().size());
   for (const auto& r : run.rows) {
     SCOPED_TRACE(r.op + " " + std::to_string(r.bytes) + " B in_place " +
                  std::to_string(r.in_place));
@@ -137,6 +137,39 @@ class NoMemoryCommunicator : public MpiCommunicator {
   using MpiCommunicator::MpiCommunicator;
   std::unique_ptr<core::CommBuffer> allocate(std::size_t) override { throw std::bad_alloc(); }
 };
+
+// Flips a bit of rank 1's all-reduce result: the benchmark must see it and fail the
+// configuration, keeping the rows with their wrong counts.
+class CorruptingCommunicator : public MpiCommunicator {
+ public:
+  using MpiCommunicator::MpiCommunicator;
+  void all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                  core::ReduceOp op) override {
+    MpiCommunicator::all_reduce(send, recv, count, type, op);
+    // The top exponent bit of element 0 (little-endian): the value changes by far.
+    if (rank() == 1 && count > 0)
+      static_cast<unsigned char*>(recv)[core::dtype_bytes(type) - 1] ^= 0x40;
+  }
+};
+
+TEST(CollectivesFailure, WrongResultsFailTheConfigurationAndKeepTheRows) {
+  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const CommunicatorFactory corrupting = [](MPI_Comm comm) {
+    return std::make_unique<CorruptingCommunicator>(comm);
+  };
+  const CollectivesRun run =
+      run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD, corrupting, {}, nullptr);
+  if (world_rank() != 0) return;
+  EXPECT_EQ(run.config.status, results::Status::error);
+  EXPECT_NE(run.config.error.find("verification failed"), std::string::npos) << run.config.error;
+  ASSERT_FALSE(run.rows.empty());
+  for (const auto& r : run.rows) {
+    SCOPED_TRACE(r.op + " " + std::to_string(r.bytes) + " B");
+    const bool corrupted = r.op == "all_reduce" && r.bytes >= 4;  // at least one element
+    const bool unverifiable = r.in_place && r.op.starts_with("alltoall");
+    EXPECT_EQ(r.wrong, corrupted ? 1 : unverifiable ? -1 : 0);
+  }
+}
 
 TEST(CollectivesFailure, AllocationFailureIsOom) {
   const job::JobSpec spec = collectives_job("fp32", "sum");

@@ -289,13 +289,17 @@ TYPED_TEST(CommunicatorOps, AllToAllv) {
 
 TYPED_TEST(CommunicatorOps, BroadcastFromEveryRoot) {
   for (int root = 0; root < this->size; ++root)
-    for (const std::size_t count : kCounts) {
-      SCOPED_TRACE("root " + std::to_string(root) + ", count " + std::to_string(count));
-      const auto want = this->input(root, count);
-      auto data = this->rank == root ? want : this->unwritten(count);
-      this->comm.broadcast(data.data(), count, this->kType, root);
-      expect_elements(data, want);
-    }
+    for (const std::size_t count : kCounts)
+      for (const bool in_place : {false, true}) {
+        SCOPED_TRACE("root " + std::to_string(root) + ", " + trace(count, ReduceOp::sum, in_place));
+        const auto want = this->input(root, count);
+        // Out of place every rank's send holds its own input: only the root's may arrive.
+        const auto send = this->input(this->rank, count);
+        auto data = in_place && this->rank == root ? want : this->unwritten(count);
+        this->comm.broadcast(in_place ? data.data() : send.data(), data.data(), count, this->kType,
+                             root);
+        expect_elements(data, want);
+      }
 }
 
 // ---- fp16 and bf16 sums where rounding happens ----------------------------------------------
@@ -369,7 +373,7 @@ TEST(MpiCommunicator, CountsPastIntMaxAreRefusedNamingTheOperation) {
                          "all_gather: send_count 2147483648");
   expect_error<MpiError>([&] { comm.all_to_all(nullptr, nullptr, too_many, f); },
                          "all_to_all: count 2147483648");
-  expect_error<MpiError>([&] { comm.broadcast(nullptr, too_many, f, 0); },
+  expect_error<MpiError>([&] { comm.broadcast(nullptr, nullptr, too_many, f, 0); },
                          "broadcast: count 2147483648");
   std::vector<std::size_t> counts(static_cast<std::size_t>(comm.size()), 1);
   counts.back() = too_many;
@@ -392,9 +396,10 @@ TEST(MpiCommunicator, BadCountSpansAndRootsAreRefused) {
       [&] { comm.all_gatherv(nullptr, nullptr, one_short, DType::fp32); },
       "all_gatherv: counts has " + std::to_string(comm.size() - 1) + " entries");
   for (const int root : {-1, comm.size()})
-    expect_error<std::invalid_argument>([&] { comm.broadcast(nullptr, 0, DType::fp32, root); },
-                                        "broadcast: root " + std::to_string(root) +
-                                            " outside [0, " + std::to_string(comm.size()) + ")");
+    expect_error<std::invalid_argument>(
+        [&] { comm.broadcast(nullptr, nullptr, 0, DType::fp32, root); },
+        "broadcast: root " + std::to_string(root) + " outside [0, " + std::to_string(comm.size()) +
+            ")");
 }
 
 }  // namespace

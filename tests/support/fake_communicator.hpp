@@ -44,7 +44,9 @@ class FakeCommunicator : public core::Communicator {
                    core::DType) override {
     not_used("all_to_allv");
   }
-  void broadcast(void*, std::size_t, core::DType, int) override { not_used("broadcast"); }
+  void broadcast(const void*, void*, std::size_t, core::DType, int) override {
+    not_used("broadcast");
+  }
   void barrier() override { not_used("barrier"); }
   void synchronize() override { not_used("synchronize"); }
 
