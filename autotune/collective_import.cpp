@@ -46,14 +46,9 @@ std::optional<LogKind> log_kind_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path,
-                                               int ranks_override) {
-  if (kind == LogKind::osu && ranks_override != 0)
-    throw std::invalid_argument(
-        "a rank count cannot be given for osu logs: osu_bw always runs on 2 ranks");
+std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path) {
   const std::string text = read_text(path);
-  return kind == LogKind::osu ? parse_osu_log(text, path)
-                              : parse_nccl_tests_log(text, path, ranks_override);
+  return kind == LogKind::osu ? parse_osu_log(text, path) : parse_nccl_tests_log(text, path);
 }
 
 }  // namespace scaletune::autotune

@@ -24,13 +24,11 @@ const char* to_string(LogKind kind);
 std::optional<LogKind> log_kind_from_string(std::string_view name);
 
 /// The rows of the log file `path` read as `kind`, in file order (parse_nccl_tests_log,
-/// parse_osu_log); each row's source is "<kind>:path:line" with `path` as given.
-/// `ranks_override` > 0 replaces the rank count of every nccl-tests row; it must be 0 for OSU
-/// (osu_bw always runs on 2 ranks). Throws std::invalid_argument "path: cannot read the log:
-/// <reason>" when the file is missing, not a regular file or unreadable, the parser's
-/// "path:line: what" for a row it cannot read or a log without a table row, and naming the kind
-/// for a ranks_override with OSU.
-std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path,
-                                               int ranks_override = 0);
+/// parse_osu_log), with the rank counts the log gives (with_rank_count() replaces them); each
+/// row's source is "<kind>:path:line" with `path` as given. Throws std::invalid_argument
+/// "path: cannot read the log: <reason>" when the file is missing, not a regular file or
+/// unreadable, and the parser's "path:line: what" for a line it cannot read or a log without a
+/// table row.
+std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path);
 
 }  // namespace scaletune::autotune

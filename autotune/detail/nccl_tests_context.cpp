@@ -65,14 +65,22 @@ void NcclTestsContext::read(std::string_view line, const LogPlace& place) {
   const std::vector<std::string_view> words = comment_words(line);
   if (auto columns = columns_from_header(words, place)) {
     m_columns = std::move(*columns);
+    m_table.header();
     return;
   }
+  m_table.other(split_words(line));
   if (is_rank_line(words)) {
     ++m_ranks;
     return;
   }
-  if (starts_test(words)) m_ranks = 0;
-  if (std::string op = op_named_in(line); !op.empty()) m_op = std::move(op);
+  if (starts_test(words)) {
+    m_ranks = 0;
+    m_table.end();
+  }
+  if (std::string op = op_named_in(line); !op.empty()) {
+    m_op = std::move(op);
+    m_table.end();
+  }
 }
 
 }  // namespace scaletune::autotune::detail

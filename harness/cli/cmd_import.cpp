@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autotune/collective_import.hpp"
@@ -75,6 +76,35 @@ ImportRequest parse_request(int argc, char** argv) {
   return r;
 }
 
+/// Warns on stderr when --ranks `ranks` differs from the rank counts `log` gives in its
+/// "# Rank" lines (rows without a count get it silently: that is what --ranks is for).
+void warn_rank_override(const ImportedLog& log, int ranks) {
+  std::vector<int> counts;  // the log's counts that differ, in order of first appearance
+  std::size_t changed = 0;
+  for (const auto& row : log.rows) {
+    if (row.ranks == 0 || row.ranks == ranks) continue;
+    ++changed;
+    if (std::ranges::find(counts, row.ranks) == counts.end()) counts.push_back(row.ranks);
+  }
+  if (changed == 0) return;
+  std::string listed;
+  for (const int count : counts) listed += (listed.empty() ? "" : ", ") + std::to_string(count);
+  std::cerr << "scaletune import: warning: " << log.path << ": --ranks " << ranks
+            << " replaces the rank count" << (counts.size() == 1 ? " " : "s ") << listed
+            << " of the log's '# Rank' lines in " << changed << " of " << log.rows.size()
+            << " rows; busbw is computed for " << ranks << " ranks\n";
+}
+
+/// The rows of the log `path`, with the rank count `ranks` (> 0) in every row, warning when it
+/// differs from the log's, or with the log's own (0).
+ImportedLog read_log(autotune::LogKind kind, const std::string& path, int ranks) {
+  ImportedLog log{path, autotune::read_collective_log(kind, path)};
+  if (ranks == 0) return log;
+  warn_rank_override(log, ranks);
+  log.rows = autotune::with_rank_count(std::move(log.rows), ranks);
+  return log;
+}
+
 /// Warns on stderr when rows of `log` have no rank count (a log without "# Rank" lines).
 void warn_unknown_ranks(const ImportedLog& log) {
   const auto unknown = std::ranges::count(log.rows, 0, &results::CollectiveResult::ranks);
@@ -114,6 +144,22 @@ void write_rows(const std::string& tmp, const std::optional<results::ResultSet>&
       .append_collectives(rows);
 }
 
+/// `text` with every `from` replaced by `to`.
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  std::size_t at = text.find(from);
+  while (at != std::string::npos) {
+    text.replace(at, from.size(), to);
+    at = text.find(from, at + to.size());
+  }
+  return text;
+}
+
+/// Removes `path` where it exists, ignoring errors (cleanup never throws).
+void remove_quietly(const std::string& path) {
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+}
+
 /// Stores every row of `logs` in `out`, appended to the /collectives of an existing result file
 /// (whose provenance, /system and /configs stay as they are) or in a new file. The rows go into
 /// a temporary file that replaces `out` only when complete, so a failure leaves `out` as it
@@ -135,9 +181,11 @@ std::optional<results::ResultSet> store(const std::string& out,
   try {
     write_rows(tmp, existing, provenance, rows);
     std::filesystem::rename(tmp, out);
+  } catch (const results::ResultError& e) {  // about the copy: name the user's file instead
+    remove_quietly(tmp);
+    throw results::ResultError(replaced(e.what(), tmp, out));
   } catch (...) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
+    remove_quietly(tmp);
     throw;
   }
   return existing;
@@ -163,7 +211,7 @@ std::string summary(const std::string& out, const std::vector<ImportedLog>& logs
 int import_logs(const ImportRequest& request, int argc, char** argv) {
   std::vector<ImportedLog> logs;
   for (const std::string& path : request.logs)
-    logs.push_back({path, autotune::read_collective_log(request.kind, path, request.ranks)});
+    logs.push_back(read_log(request.kind, path, request.ranks));
   for (const ImportedLog& log : logs) warn_unknown_ranks(log);
   results::Provenance provenance = command_provenance(argc, argv);
   provenance.created_utc = mpi::utc_now();

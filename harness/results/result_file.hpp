@@ -53,8 +53,9 @@ class ResultWriter {
   /// Appends `rows` to the /collectives table (DESIGN.md "Result file"; fields and units in
   /// results/README.md), creating the chunked, extendible 1-D compound dataset when absent,
   /// then flushes. Rows are stored as given (no bandwidth is recomputed). Throws ResultError
-  /// naming /collectives when an existing table lacks a field or has one of another type
-  /// class, or an HDF5 call fails.
+  /// naming /collectives when an existing table lacks a field, has one of another type class
+  /// or has contiguous (or compact) storage, which cannot grow (a table another tool wrote
+  /// without chunking), or an HDF5 call fails.
   void append_collectives(const std::vector<CollectiveResult>& rows);
 
   /// Ids of the stored configurations whose status is ok, in increasing id order: the ones

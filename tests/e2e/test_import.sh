@@ -1,6 +1,7 @@
 # scaletune import: the real nccl-tests and OSU logs into /collectives, each row checked against
-# its own log line; --ranks; appending to a sweep's result file, which inspect and autotune then
-# read; and bad input (exit 2, no file written or changed).
+# its own log line; --ranks and its warning; appending to a sweep's result file, which inspect and
+# autotune then read; and bad input (exit 2, no file written or changed): unreadable rows, OSU
+# tests other than osu_bw, a table another tool wrote without chunking.
 source "$(dirname "$0")/lib.sh"
 DATA="$SHARED_DIR/data/nccl-tests"
 
@@ -53,7 +54,8 @@ for r in rows:
         mbps = float(w[1])
         assert abs(r["time_us"] - r["bytes"] / mbps) <= 1e-9 * r["time_us"], (key, w)
         assert abs(r["algbw_GBps"] - mbps / 1e3) <= 1e-9 * mbps, (key, w)
-        assert r["wrong"] == (0 if w[2] == "Pass" else -1) and r["ranks"] == 2, (key, w)
+        # Validation: Pass 0 wrong elements, Fail at least one (OSU gives no count): 1.
+        assert r["wrong"] == {"Pass": 0, "Fail": 1}[w[2]] and r["ranks"] == 2, (key, w)
         continue
     # nccl-tests: out-of-place time, algbw, busbw, #wrong are the 8th..5th words from the end.
     t, busbw = w[-8], w[-6]
@@ -91,7 +93,15 @@ run_status "$SCALETUNE" import nccl-tests "$fragment" --out fragment.h5
 expect_match "$out" "warning: .*fragment.log: 4 of 4 rows have no rank count.*--ranks N" "warning"
 expect_exit 0 "wrote 4 rows to new file fragment8.h5" \
   "$SCALETUNE" import nccl-tests "$fragment" --out fragment8.h5 --ranks 8
-grep -q warning <<<"$out" && fail "--ranks given, yet a warning: $out"
+grep -q warning <<<"$out" && fail "--ranks given to a log without '# Rank' lines, yet a warning: $out"
+# --ranks against the log's 16 "# Rank" lines: kept, with a warning naming the file and both counts.
+a3mega="$DATA/nccl_h100_2node_16gpu_a3mega_allreduce.log"
+expect_exit 0 "wrote 31 rows to new file a3mega4.h5" \
+  "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega4.h5 --ranks 4
+expect_match "$out" "warning: .*a3mega_allreduce.log: --ranks 4 replaces the rank count 16 .* 31 of 31 rows" \
+  "--ranks warning"
+expect_exit 0 "wrote 31 rows" "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega16.h5 --ranks 16
+grep -q warning <<<"$out" && fail "--ranks as the log says, yet a warning: $out"
 check_layout fragment.h5 fragment8.h5
 "$PYTHON" - <<'PY' || fail "--ranks"
 import h5py
@@ -102,6 +112,9 @@ assert (abs(t["busbw_GBps"] - t["algbw_GBps"]) <= 1e-12 * t["algbw_GBps"]).all()
 f = h5py.File("fragment8.h5", "r")
 assert f.attrs["job_toml"] == "" and "system" not in f and "configs" not in f
 assert "import nccl-tests" in f.attrs["command_line"] and "--ranks 8" in f.attrs["command_line"]
+t = h5py.File("a3mega4.h5", "r")["collectives"][()]  # all_reduce on 4 ranks: 2(n-1)/n = 1.5
+assert set(t["ranks"]) == {4}
+assert (abs(t["busbw_GBps"] - 1.5 * t["algbw_GBps"]) <= 1e-12 * t["algbw_GBps"]).all()
 PY
 
 # The OSU log; two nccl-tests logs in one call.
@@ -110,6 +123,12 @@ expect_exit 0 "wrote $(grep -cE '^[0-9]+\s' "$osu") rows to new file osu.h5" \
   "$SCALETUNE" import osu "$osu" --out osu.h5
 check_layout osu.h5
 check_rows osu.h5 osu "$osu"
+# A failed validation: at least one wrong element (OSU gives no count), stored as 1.
+sed -E "$(grep -n -m 1 -E '^1024\s' "$osu" | cut -d: -f1)s/Pass$/Fail/" "$osu" >osu-fail.log
+expect_exit 0 "wrote 138 rows to new file osu-fail.h5" "$SCALETUNE" import osu osu-fail.log --out osu-fail.h5
+check_rows osu-fail.h5 osu osu-fail.log
+"$PYTHON" -c 'import h5py, sys; w = list(h5py.File("osu-fail.h5", "r")["collectives"]["wrong"]); sys.exit(not (w.count(1) == 1 and w.count(0) == 137))' ||
+  fail "osu-fail.h5: expected one row with wrong 1"
 h100="$DATA/nccl_h100_1node_8gpu_multi_collective.log"
 rtx="$DATA/nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log"
 expect_exit 0 "\(50 from .*multi_collective.log, 168 from .*5collectives.log\)" \
@@ -133,16 +152,16 @@ check_rows tiny.h5 osu "$osu"
 cmp -s before.txt after.txt || fail "import changed the sweep's attributes: $(diff before.txt after.txt)"
 expect_exit 0 "tiny.h5: 1 configuration, 188 /collectives rows" "$SCALETUNE" inspect tiny.h5
 expect_match "$out" "resnet50-r1-b4-even-fp32" "inspect lists the sweep"
-expect_match "$out" "/collectives: 188 rows, by op, ranks and bytes" "inspect lists /collectives"
-expect_match "$out" "^all_gather +double +8 +33,554,432 " "an all_gather row"
-expect_match "$out" "^op +dtype +ranks +bytes +time +algbw +busbw +wrong +source$" "header"
+expect_match "$out" "/collectives: 188 rows, by op, ranks, bytes and place" "inspect lists /collectives"
+expect_match "$out" "^all_gather +double +8 +33,554,432 +out " "an all_gather row"
+expect_match "$out" "^op +dtype +ranks +bytes +place +time +algbw +busbw +wrong +source$" "header"
 expect_match "$out" "^ +bytes +us +GB/s +GB/s$" "units row"
 expect_exit 0 "recommended: resnet50-r1-b4-even-fp32" "$SCALETUNE" autotune tiny.h5
 
 # A file of collective results alone: inspect shows them, autotune has nothing to rank.
 expect_exit 0 "^osu.h5: 0 configurations, 138 /collectives rows$" "$SCALETUNE" inspect osu.h5
-expect_match "$out" "^/collectives: 138 rows, by op, ranks and bytes$" "inspect of imports alone"
-expect_match "$out" "^osu_bw +byte +2 +4,194,304 " "an osu_bw row"
+expect_match "$out" "^/collectives: 138 rows, by op, ranks, bytes and place$" "inspect of imports alone"
+expect_match "$out" "^osu_bw +byte +2 +4,194,304 +out " "an osu_bw row"
 expect_exit 2 "osu.h5: no training configuration to rank \(collective benchmark configurations: 0, /collectives rows: 138\)" \
   "$SCALETUNE" autotune osu.h5 --report osu.md
 [ ! -e osu.md ] || fail "autotune wrote a report without training configurations"
@@ -164,6 +183,23 @@ expect_exit 2 "missing.log: cannot read the log: no such file" \
   "$SCALETUNE" import nccl-tests "$h100" missing.log --out x.h5
 expect_exit 2 "cannot read the log: not a regular file" "$SCALETUNE" import osu . --out x.h5
 expect_exit 2 "host_and_cuda.log:[0-9]+: expected 13 columns" "$SCALETUNE" import nccl-tests "$osu" --out x.h5
+# A mid-table row whose size is no unsigned integer (alignment kept): an error naming the line.
+row_line=$(grep -n -m 1 -E '^\s*1048576\s' "$rtx" | cut -d: -f1)
+for size in -16 +16 16.5 1e3 16k; do
+  sed -E "${row_line}s/^( *)1048576/\1$(printf '%7s' "$size")/" "$rtx" >unreadable.log
+  [ "$(wc -l <unreadable.log)" -eq "$(wc -l <"$rtx")" ] || fail "sed changed the line count"
+  size_re=$(sed 's/[+.]/\\&/g' <<<"$size")
+  expect_exit 2 "unreadable.log:$row_line: column 'size': expected a message size in bytes \(an unsigned integer\), found '$size_re'$" \
+    "$SCALETUNE" import nccl-tests unreadable.log --out x.h5
+done
+osu_line=$(grep -n -m 1 -E '^1024\s' "$osu" | cut -d: -f1)
+sed -E "${osu_line}s/^1024 /-1024/" "$osu" >unreadable-osu.log
+expect_exit 2 "unreadable-osu.log:$osu_line: column 'Size'.*found '-1024'" \
+  "$SCALETUNE" import osu unreadable-osu.log --out x.h5
+# Other OSU tests print the same table: refused by their title line.
+sed 's/Bandwidth Test/Bi-Directional Bandwidth Test/' "$osu" >bibw.log
+expect_exit 2 "bibw.log:[0-9]+: OSU test 'MPI Bi-Directional Bandwidth' is not imported: only osu_bw \(one-way bandwidth" \
+  "$SCALETUNE" import osu bibw.log --out x.h5
 # expect_usage REGEX CMD...: exit 2, REGEX and the usage line.
 expect_usage() {
   expect_exit 2 "$@"
@@ -187,7 +223,8 @@ expect_exit 2 "is given twice" "$SCALETUNE" import osu "$osu" "$osu" --out x.h5
 echo "not hdf5" >text.h5
 expect_exit 2 "text.h5" "$SCALETUNE" import osu "$osu" --out text.h5
 [ "$(cat text.h5)" = "not hdf5" ] || fail "import changed a file that is no result file"
-[ -z "$(ls -A | grep -v -E '^(truncated|no-table)\.log$|^text\.h5$')" ] || fail "bad input left files: $(ls -A)"
+[ -z "$(ls -A | grep -v -E '^(truncated|no-table|unreadable|unreadable-osu|bibw)\.log$|^text\.h5$')" ] ||
+  fail "bad input left files: $(ls -A)"
 cd ..
 
 # Bad input into an existing result file leaves it byte for byte as it was; so does importing
@@ -197,5 +234,20 @@ expect_exit 2 "truncated.log:$line: " "$SCALETUNE" import nccl-tests "$rtx" bad/
 expect_exit 2 "already holds the row nccl-tests:.*multi_collective.log:[0-9]+ " \
   "$SCALETUNE" import nccl-tests "$h100" --out tiny.h5
 cmp -s tiny.h5 tiny-copy.h5 || fail "a failed import changed tiny.h5"
+# A table another tool wrote without chunking cannot grow: the message names --out, not the
+# temporary copy, and the file stays as it was.
+cp fragment8.h5 contiguous.h5
+"$PYTHON" - <<'PY' || fail "rewriting /collectives without chunking"
+import h5py
+with h5py.File("contiguous.h5", "r+") as f:
+    rows = f["collectives"][()]
+    del f["collectives"]
+    f.create_dataset("collectives", data=rows)  # contiguous: no chunks, no maxshape
+    assert f["collectives"].chunks is None
+PY
+cp contiguous.h5 contiguous-copy.h5
+expect_exit 2 "^scaletune import: contiguous.h5: /collectives: has contiguous storage \(written without chunking\), so rows cannot be appended; import into a new file$" \
+  "$SCALETUNE" import nccl-tests "$h100" --out contiguous.h5
+cmp -s contiguous.h5 contiguous-copy.h5 || fail "a failed import changed contiguous.h5"
 [ -z "$(ls -A | grep -E '\.(tmp|lock)$')" ] || fail "import left temporary files: $(ls -A)"
 echo "import ok"

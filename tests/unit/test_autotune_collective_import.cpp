@@ -1,6 +1,6 @@
 // Log files read for `scaletune import`: the kind names, the real logs in the shared data folder
 // read from disk (the same rows as parsing their text, sources naming the tool and the file),
-// the rank-count override, and files that cannot be read.
+// the rank counts the logs give, and files that cannot be read.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -75,15 +75,15 @@ TEST(CollectiveImport, OsuFileGivesTheRowsOfItsText) {
   EXPECT_EQ(rows.front().source.rfind("osu:" + path + ":", 0), 0u) << rows.front().source;
 }
 
-TEST(CollectiveImport, RankCountOverrideAppliesToNcclTestsOnly) {
+TEST(CollectiveImport, RowsKeepTheRankCountOfTheLog) {
   const std::string fragment = k_data_dir + "nccl_a100_8gpu_nvlink_sendrecv_fragment.log";
   for (const auto& row : at::read_collective_log(at::LogKind::nccl_tests, fragment))
     EXPECT_EQ(row.ranks, 0);  // the fragment has no "# Rank" lines
-  for (const auto& row : at::read_collective_log(at::LogKind::nccl_tests, fragment, 8))
-    EXPECT_EQ(row.ranks, 8);
+  const std::string two_node = k_data_dir + "nccl_h100_2node_16gpu_a3mega_allreduce.log";
+  for (const auto& row : at::read_collective_log(at::LogKind::nccl_tests, two_node))
+    EXPECT_EQ(row.ranks, 16);  // its 16 "# Rank" lines
   const std::string osu = k_data_dir + "osu_gh200_alps_osu_bw_host_and_cuda.log";
-  EXPECT_NE(error_of([&] { at::read_collective_log(at::LogKind::osu, osu, 4); }).find("osu"),
-            std::string::npos);
+  for (const auto& row : at::read_collective_log(at::LogKind::osu, osu)) EXPECT_EQ(row.ranks, 2);
 }
 
 TEST(CollectiveImport, UnreadableFilesAreErrorsNamingThem) {

@@ -255,32 +255,41 @@ std::vector<std::string> row_sources(const std::string& table) {
 
 }  // namespace
 
-TEST(AutotuneReport, CollectivesTableGoesByOpThenRanksThenBytesThenFileOrder) {
+TEST(AutotuneReport, CollectivesTableGoesByOpThenRanksThenBytesThenPlaceThenFileOrder) {
   std::vector<rs::CollectiveResult> rows = {
       collective("broadcast", 2, 8, 10.0, "s0"),     collective("all_reduce", 8, 1024, 20.0, "s1"),
       collective("all_reduce", 2, 4096, 30.0, "s2"), collective("all_reduce", 2, 1024, 40.0, "s3"),
-      collective("all_gather", 16, 8, 50.0, "s4"),   collective("all_reduce", 2, 1024, 60.0, "s5")};
+      collective("all_gather", 16, 8, 50.0, "s4"),   collective("all_reduce", 2, 1024, 60.0, "s5"),
+      collective("all_reduce", 2, 1024, 35.0, "s6"), collective("all_reduce", 2, 4096, 25.0, "s7")};
   rows[4].wrong = -1;
+  rows[2].in_place = true;  // in place, before s7 out of place in the file: printed after it
+  rows[3].in_place = true;  // likewise after s5 and s6
   const std::string table = at::collectives_table(rows);
-  EXPECT_EQ(row_sources(table), (std::vector<std::string>{"s4", "s3", "s5", "s2", "s1", "s0"}))
+  EXPECT_EQ(row_sources(table),
+            (std::vector<std::string>{"s4", "s5", "s6", "s3", "s7", "s2", "s1", "s0"}))
       << table;
   EXPECT_TRUE(matches(table,
-                      "^/collectives: 6 rows, by op, ranks and bytes\n\nop\\s+dtype\\s+"
-                      "ranks\\s+bytes\\s+time\\s+algbw\\s+busbw\\s+wrong\\s+source\n"))
+                      "^/collectives: 8 rows, by op, ranks, bytes and place\n\nop\\s+dtype\\s+"
+                      "ranks\\s+bytes\\s+place\\s+time\\s+algbw\\s+busbw\\s+wrong\\s+source\n"))
       << table;
   EXPECT_TRUE(matches(table, "\n\\s+bytes\\s+us\\s+GB/s\\s+GB/s\n")) << table;
   // 4096 bytes in 30 us: 0.1365 GB/s; the gather's wrong count is unknown.
   EXPECT_TRUE(matches(table,
-                      "\nall_reduce\\s+float\\s+2\\s+4,096\\s+30\\.00\\s+0\\.14\\s+0\\.14"
+                      "\nall_reduce\\s+float\\s+2\\s+4,096\\s+in\\s+30\\.00\\s+0\\.14\\s+0\\.14"
                       "\\s+0\\s+s2\n"))
       << table;
   EXPECT_TRUE(matches(table,
-                      "\nall_gather\\s+float\\s+16\\s+8\\s+50\\.00\\s+0\\.00\\s+0\\.00\\s+"
+                      "\nall_reduce\\s+float\\s+2\\s+4,096\\s+out\\s+25\\.00\\s+0\\.16\\s+0\\.16"
+                      "\\s+0\\s+s7\n"))
+      << table;
+  EXPECT_TRUE(matches(table,
+                      "\nall_gather\\s+float\\s+16\\s+8\\s+out\\s+50\\.00\\s+0\\.00\\s+0\\.00\\s+"
                       "-\\s+s4\n"))
       << table;
   const std::vector<rs::CollectiveResult> big = {
       collective("all_reduce", 16, 17179869184, 123456.78, "b")};
-  EXPECT_TRUE(matches(at::collectives_table(big), "\\s17,179,869,184\\s+123,456\\.78\\s+139\\.16"))
+  EXPECT_TRUE(
+      matches(at::collectives_table(big), "\\s17,179,869,184\\s+out\\s+123,456\\.78\\s+139\\.16"))
       << at::collectives_table(big);
   EXPECT_EQ(at::collectives_table({}), "");
 }

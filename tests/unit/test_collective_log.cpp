@@ -3,6 +3,7 @@
 // malformed input and launcher prefixes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -183,7 +184,7 @@ TEST(CollectiveLog, FragmentWithoutPreambleTakesOpFromCommandLine) {
   EXPECT_EQ(rows.back().bytes, 1073741824);
   expect_nccl_row_as_printed(rows[1], text);
   expect_nccl_row_as_printed(find_row(rows, "sendrecv", 1073741824), text);
-  const auto overridden = at::parse_nccl_tests_log(text, name, 8);
+  const auto overridden = at::with_rank_count(rows, 8);
   for (const auto& row : overridden) EXPECT_EQ(row.ranks, 8);
   expect_rows_consistent(overridden, text);
 }
@@ -287,19 +288,200 @@ TEST(CollectiveLog, LauncherPrefixesAndInterleavedInfoLinesAreSkipped) {
   const std::string tagged = "[1,0]<stdout>:# op: all_reduce\n[1,0]<stdout>:" + k_header +
                              "[1,0]<stderr>:node001:6899:6899 [0] NCCL INFO Channel 00/32\n" +
                              "[1,0]<stdout>:" + k_row + "\n";
-  const auto expected = at::parse_nccl_tests_log(clean, "clean.log", 16);
+  const auto expected = at::with_rank_count(at::parse_nccl_tests_log(clean, "clean.log"), 16);
   ASSERT_EQ(expected.size(), 1u);
   EXPECT_EQ(expected[0].op, "all_reduce");
   EXPECT_DOUBLE_EQ(expected[0].time_us, 1652.2);
   EXPECT_NEAR(expected[0].algbw_gbps, 81.24, printed_tolerance(81.24));
   EXPECT_NEAR(expected[0].busbw_gbps, 152.32, printed_tolerance(152.32));
   for (const std::string& text : {srun, tagged}) {
-    const auto rows = at::parse_nccl_tests_log(text, "p.log", 16);
+    const auto rows = at::with_rank_count(at::parse_nccl_tests_log(text, "p.log"), 16);
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].op, expected[0].op);
     EXPECT_EQ(rows[0].bytes, expected[0].bytes);
     EXPECT_DOUBLE_EQ(rows[0].time_us, expected[0].time_us);
     EXPECT_DOUBLE_EQ(rows[0].busbw_gbps, expected[0].busbw_gbps);
     EXPECT_EQ(rows[0].source, "nccl-tests:p.log:4");
+  }
+}
+
+namespace {
+
+/// `text` with the first field of line `line` (1-based) replaced by `field`, right-aligned in
+/// the width the old field took (as a hand edit keeping the columns aligned would).
+std::string with_first_field(const std::string& text, int line, const std::string& field) {
+  std::vector<std::string> lines = lines_of(text);
+  std::string& edited = lines.at(static_cast<std::size_t>(line - 1));
+  const std::size_t begin = edited.find_first_not_of(' ');
+  const std::size_t end = edited.find(' ', begin);
+  const std::size_t padded = std::max(end, field.size());
+  edited = std::string(padded - field.size(), ' ') + field + edited.substr(end);
+  std::string out;
+  for (const std::string& l : lines) out += l + "\n";
+  return out;
+}
+
+/// 1-based number of the first line of `text` whose first field is `size`.
+int line_of_row(const std::string& text, const std::string& size) {
+  const std::vector<std::string> lines = lines_of(text);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const auto words = words_of(lines[i]);
+    if (!words.empty() && words[0] == size) return static_cast<int>(i + 1);
+  }
+  throw std::runtime_error("no row of size " + size);
+}
+
+}  // namespace
+
+// The tester's report: a mid-table row of a real log whose size is no unsigned integer was
+// skipped with no error. Each such field is now an error naming the file and the line.
+TEST(CollectiveLog, RowWithUnreadableSizeInRealLogIsAnError) {
+  const std::string name = "nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log";
+  const std::string text = read_text(name);
+  const int line = line_of_row(text, "1048576");  // mid-table in the all_reduce table
+  for (const std::string field : {"-16", "+16", "16.5", "1e3", "16k", "abc"}) {
+    const std::string edited = with_first_field(text, line, field);
+    ASSERT_EQ(lines_of(edited).size(), lines_of(text).size());
+    const std::string error = error_of([&] { at::parse_nccl_tests_log(edited, "m.log"); });
+    EXPECT_EQ(error, "m.log:" + std::to_string(line) +
+                         ": column 'size': expected a message size in bytes (an unsigned "
+                         "integer), found '" +
+                         field + "'")
+        << field;
+  }
+}
+
+TEST(CollectiveLog, FirstRowAfterTheHeaderWithUnreadableSizeIsAnError) {
+  // Between the header and the first row only the units row comes: the table is open there.
+  std::string negative = k_row;
+  negative.replace(negative.find("134217728"), 9, "-13421772");
+  const std::string text = "# op: all_reduce\n" + k_header +
+                           "#        (B)    (elements)                               (us)\n" +
+                           negative + "\n" + k_row + "\n";
+  const std::string error = error_of([&] { at::parse_nccl_tests_log(text, "f.log"); });
+  EXPECT_EQ(error.rfind("f.log:4: column 'size'", 0), 0u) << error;
+}
+
+TEST(CollectiveLog, NoiseInsideAndAroundTablesIsSkipped) {
+  // The noise real logs put between rows, and number-like lines where no table is open.
+  const std::string info13 = "node001:6899:6899 [0] NCCL INFO Channel 00/32 : 0 1 2 3 4 5";
+  ASSERT_EQ(words_of(info13).size(), 13u);
+  const std::string text = "2024-05-01 job started on 16 nodes\n# op: all_reduce\n" + k_header +
+                           k_row + "\n" + info13 + "\n" + "   ...\n" +
+                           "3090box:12:12 [0] NCCL INFO Bootstrap : Using eth0\n" + k_row +
+                           "\n# Out of bounds values : 0 OK\n" + "16.5 is not a row here\n" +
+                           "user@host:~$ ./build/all_reduce_perf -b 8 -e 128M\n";
+  const auto rows = at::parse_nccl_tests_log(text, "noise.log");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].source, "nccl-tests:noise.log:4");
+  EXPECT_EQ(rows[1].source, "nccl-tests:noise.log:8");
+}
+
+TEST(CollectiveLog, LineOfRowWidthWithoutSizeInsideTableIsAnError) {
+  const std::string start = "# op: all_reduce\n" + k_header + k_row + "\n";
+  std::string words13 = k_row;
+  words13.replace(words13.find("134217728"), 9, "      abc");
+  const std::string inside = error_of([&] { at::parse_nccl_tests_log(start + words13, "w.log"); });
+  EXPECT_EQ(inside.rfind("w.log:4: column 'size': expected a message size in bytes", 0), 0u)
+      << inside;
+  // After the table ends (a blank line) such a line is text, unless its first field is
+  // number-like: then it can only be a broken row.
+  EXPECT_EQ(at::parse_nccl_tests_log(start + "\n" + words13, "w.log").size(), 1u);
+  std::string negative = k_row;
+  negative.replace(negative.find("134217728"), 9, "      -16");
+  const std::string outside =
+      error_of([&] { at::parse_nccl_tests_log(start + "\n" + negative, "w.log"); });
+  EXPECT_EQ(outside.rfind("w.log:5: column 'size'", 0), 0u) << outside;
+}
+
+TEST(CollectiveLog, RankCountOverrideRecomputesBusBandwidth) {
+  const std::string name = "nccl_h100_2node_16gpu_a3mega_allreduce.log";
+  const auto rows = at::parse_nccl_tests_log(read_text(name), name);
+  const auto four = at::with_rank_count(rows, 4);
+  ASSERT_EQ(four.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].ranks, 16);
+    EXPECT_EQ(four[i].ranks, 4);
+    EXPECT_EQ(four[i].algbw_gbps, rows[i].algbw_gbps);
+    EXPECT_NEAR(four[i].busbw_gbps, rows[i].algbw_gbps * published_bus_factor("all_reduce", 4),
+                1e-12 * rows[i].algbw_gbps);
+  }
+  // An op without a known factor keeps the busbw the log printed.
+  const auto unknown = at::parse_nccl_tests_log(k_header + k_row + "\n", "u.log");
+  ASSERT_EQ(unknown[0].op, "unknown");
+  EXPECT_DOUBLE_EQ(at::with_rank_count(unknown, 4)[0].busbw_gbps, 152.32);
+  EXPECT_THROW(at::with_rank_count(rows, 0), std::invalid_argument);
+}
+
+namespace {
+
+const std::string k_osu_bw_table =
+    "# Datatype: MPI_CHAR.\n# Size      Bandwidth (MB/s)        Validation\n"
+    "1                       0.95              Pass\n"
+    "1024                  968.30              Fail\n";
+
+}  // namespace
+
+TEST(CollectiveLog, OsuTitlesOfOtherTestsAreRefused) {
+  for (const std::string title :
+       {"# OSU MPI Bi-Directional Bandwidth Test v7.5",
+        "# OSU MPI-CUDA Bi-Directional Bandwidth Test v7.5", "# OSU MPI Latency Test v7.5",
+        "# OSU MPI_Put Bandwidth Test v7.5",
+        "# OSU MPI Multiple Bandwidth / Message Rate Test v7.5"}) {
+    const std::string error = error_of(
+        [&] { at::parse_osu_log("$ srun ./osu\n" + title + "\n" + k_osu_bw_table, "o.log"); });
+    EXPECT_EQ(error.rfind("o.log:2: OSU test '", 0), 0u) << error;
+    EXPECT_NE(error.find("only osu_bw (one-way bandwidth"), std::string::npos) << error;
+  }
+  const std::string bibw = error_of([&] {
+    at::parse_osu_log("# OSU MPI Bi-Directional Bandwidth Test v7.5\n" + k_osu_bw_table, "o.log");
+  });
+  EXPECT_NE(bibw.find("'MPI Bi-Directional Bandwidth'"), std::string::npos) << bibw;
+  // Without a title the header cannot tell osu_bw from osu_bibw.
+  const std::string untitled = error_of([&] { at::parse_osu_log(k_osu_bw_table, "o.log"); });
+  EXPECT_EQ(untitled.rfind("o.log:2: OSU table header without an '# OSU MPI Bandwidth Test'", 0),
+            0u)
+      << untitled;
+}
+
+TEST(CollectiveLog, OsuBandwidthTitlesOfEveryAcceleratorAreRead) {
+  for (const std::string title :
+       {"# OSU MPI Bandwidth Test v5.6.3", "# OSU MPI-CUDA Bandwidth Test v7.5",
+        "# OSU MPI-ROCm Bandwidth Test v7.4"}) {
+    const auto rows = at::parse_osu_log(title + "\n" + k_osu_bw_table, "o.log");
+    ASSERT_EQ(rows.size(), 2u) << title;
+    EXPECT_EQ(rows[0].op, "osu_bw");
+  }
+}
+
+TEST(CollectiveLog, OsuValidationFailIsOneWrongElement) {
+  const auto rows = at::parse_osu_log("# OSU MPI Bandwidth Test v7.5\n" + k_osu_bw_table, "o.log");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].wrong, 0);  // Pass
+  EXPECT_EQ(rows[1].wrong, 1);  // Fail: at least one wrong element, OSU gives no count
+  const auto unvalidated = at::parse_osu_log(
+      "# OSU MPI Bandwidth Test v7.5\n# Size      Bandwidth (MB/s)\n1024  968.30\n", "o.log");
+  EXPECT_EQ(unvalidated[0].wrong, -1);
+  const std::string other = error_of([&] {
+    at::parse_osu_log(
+        "# OSU MPI Bandwidth Test v7.5\n# Size  Bandwidth (MB/s)  Validation\n"
+        "1024  968.30  Skipped\n",
+        "o.log");
+  });
+  EXPECT_EQ(other, "o.log:3: column 'Validation': expected Pass or Fail, found 'Skipped'");
+}
+
+TEST(CollectiveLog, OsuRowWithUnreadableSizeIsAnError) {
+  const std::string name = "osu_gh200_alps_osu_bw_host_and_cuda.log";
+  const std::string text = read_text(name);
+  const int line = line_of_row(text, "1024");
+  for (const std::string field : {"-16", "16.5", "1e3", "abc"}) {
+    const std::string error =
+        error_of([&] { at::parse_osu_log(with_first_field(text, line, field), "o.log"); });
+    EXPECT_EQ(error, "o.log:" + std::to_string(line) +
+                         ": column 'Size': expected a message size in bytes (an unsigned "
+                         "integer), found '" +
+                         field + "'")
+        << field;
   }
 }

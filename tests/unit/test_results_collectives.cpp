@@ -1,6 +1,7 @@
 // The /collectives table: rows written in two appends read back unchanged, a file holding only
 // /collectives (no /system, no /configs) is valid, the on-disk layout passes the shared layout
-// checker, and a table missing a field or with a field of the wrong type is rejected.
+// checker, and a table missing a field or with a field of the wrong type is rejected, and so is
+// appending to a table stored without chunking.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -303,6 +304,26 @@ TEST(ResultCollectives, AppendToTableMissingFieldIsRejected) {
     EXPECT_NE(std::string(e.what()).find("/collectives: missing field wrong"), std::string::npos)
         << e.what();
   }
+}
+
+TEST(ResultCollectives, AppendToContiguousTableIsRejectedBeforeWriting) {
+  // Another tool's table, written without chunking: HDF5 cannot extend it.
+  const test::TempDir dir;
+  const std::string path = file_with_table(dir, "", H5T_STD_I32LE);
+  {
+    ResultWriter writer =
+        ResultWriter::open_for_resume(path, collectives_provenance(), SystemInfo{});
+    try {
+      writer.append_collectives(first_rows());
+      FAIL() << "appended to a contiguous table";
+    } catch (const ResultError& e) {
+      EXPECT_EQ(std::string(e.what()),
+                path +
+                    ": /collectives: has contiguous storage (written without chunking), so rows "
+                    "cannot be appended; import into a new file");
+    }
+  }
+  EXPECT_EQ(read_results(path).collectives.size(), 1u);
 }
 
 }  // namespace

@@ -74,11 +74,28 @@ void check_fields(const Dataset& dataset, const H5Where& at) {
   check_compound_fields(dataset, collective_row_type(at, false).id(), at);
 }
 
-/// Opens /collectives (checking its fields) or creates it with the fields of `type`.
+/// Throws ResultError unless `dataset` is chunked: only a chunked dataset can grow
+/// (H5Dset_extent), and a table another tool wrote may be contiguous or compact.
+void check_extendible(const Dataset& dataset, const H5Where& at) {
+  const PropertyList dcpl{SCALETUNE_H5(at, H5Dget_create_plist(dataset.id()))};
+  const H5D_layout_t layout = SCALETUNE_H5(at, H5Pget_layout(dcpl.id()));
+  if (layout == H5D_CHUNKED) return;
+  const char* name = layout == H5D_CONTIGUOUS ? "contiguous"
+                     : layout == H5D_COMPACT  ? "compact"
+                                              : "virtual";
+  at.fail("has " + std::string(name) +
+          " storage (written without chunking), so rows cannot be appended; import into a new "
+          "file");
+}
+
+/// Opens /collectives (checking its fields and that it can grow) or creates it with the
+/// fields of `type`.
 Dataset open_or_create_table(hid_t file, const H5Where& root, hid_t type) {
   if (!has_link(file, root, kCollectivesName)) return create_table(file, root, type);
+  const H5Where at = root.child(kCollectivesName);
   Dataset dataset = open_dataset(file, root, kCollectivesName);
-  check_fields(dataset, root.child(kCollectivesName));
+  check_fields(dataset, at);
+  check_extendible(dataset, at);
   return dataset;
 }
 

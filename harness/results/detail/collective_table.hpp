@@ -15,7 +15,7 @@ inline constexpr const char* kCollectivesName = "collectives";
 
 /// Appends `rows` to dataset /collectives of `file` (at `root`), creating it (with units ""
 /// and dims "rows") when absent. Throws ResultError naming /collectives when a stored table
-/// lacks a field or HDF5 fails.
+/// lacks a field, is stored without chunking (cannot grow) or HDF5 fails.
 void append_collective_rows(hid_t file, const H5Where& root,
                             const std::vector<CollectiveResult>& rows);
 
