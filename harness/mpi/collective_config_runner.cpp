@@ -202,10 +202,11 @@ void run_benchmark(Bench& b, const job::Config& config,
     backend = comm->backend();
     b.preamble.backend = backend;
     plans = plan_ops(b.job.workload.collectives, config.ranks);
+    const std::vector<BenchCase> cases = all_cases(plans);
     if (comm->memory_space() == core::MemorySpace::host)
-      check_buffer_budget(collectives::buffer_bytes(all_cases(plans)), host_budget,
+      check_buffer_budget(collectives::buffer_bytes(cases), host_budget,
                           b.job.workload.collectives.max_bytes);
-    buffers = collectives::allocate_buffers(*comm, all_cases(plans));
+    buffers = collectives::allocate_buffers(*comm, cases);
     b.buffer_bytes = static_cast<std::int64_t>(buffers.send->bytes() + buffers.recv->bytes());
   });
   if (!all_ok(b)) return;
