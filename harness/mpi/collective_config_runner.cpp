@@ -28,7 +28,7 @@ using collectives::Placement;
 using results::Status;
 using Clock = std::chrono::steady_clock;
 
-// Every case of one op, smallest size first.
+// Every case of one op, smallest size first, each size once after rounding to whole elements.
 struct OpPlan {
   collectives::CollectiveOp op;
   std::vector<BenchCase> cases;
@@ -41,8 +41,12 @@ std::vector<OpPlan> plan_ops(const job::CollectivesOptions& o, int ranks) {
   std::vector<OpPlan> plans;
   for (const std::string& name : o.ops) {
     OpPlan plan{collectives::collective_op_from_name(name).value(), {}};
-    for (const std::int64_t size : sizes)
-      plan.cases.push_back(collectives::make_case(plan.op, size, type, redop, ranks));
+    for (const std::int64_t size : sizes) {
+      BenchCase c = collectives::make_case(plan.op, size, type, redop, ranks);
+      // A size that rounds to the previous one's whole elements would time the same call again.
+      if (plan.cases.empty() || plan.cases.back().layout.bytes != c.layout.bytes)
+        plan.cases.push_back(std::move(c));
+    }
     plans.push_back(std::move(plan));
   }
   return plans;

@@ -34,7 +34,7 @@ job::JobSpec collectives_job(const std::string& dtype, const std::string& redop)
   spec.workload.kind = "collectives";
   auto& o = spec.workload.collectives;
   o.ops = job::collective_op_names();
-  o.min_bytes = 1;
+  o.min_bytes = 64;  // at least one element per rank for every op and dtype on <= 8 ranks
   o.max_bytes = 4096;
   o.step_factor = 8;
   o.dtype = dtype;
@@ -116,6 +116,24 @@ INSTANTIATE_TEST_SUITE_P(Collectives, EveryDtype,
                                            std::tuple{"fp32", "avg"}, std::tuple{"bf16", "avg"},
                                            std::tuple{"int32", "avg"}));
 
+// 8 to 16 B by 1.05: the sizes 8, 9, ..., 16 round to 8, 12 and 16 B of fp32: each is timed once.
+TEST(CollectivesSizes, SizesRoundingToTheSameBufferAreTimedOnce) {
+  job::JobSpec spec = collectives_job("fp32", "sum");
+  spec.workload.collectives.ops = {"all_reduce"};
+  spec.workload.collectives.min_bytes = 8;
+  spec.workload.collectives.max_bytes = 16;
+  spec.workload.collectives.step_factor = 1.05;
+  const CollectivesRun run = run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD,
+                                                    mpi_communicator_factory(), {}, nullptr);
+  ASSERT_EQ(run.config.status, results::Status::ok) << run.config.error;
+  if (world_rank() != 0) return;
+  std::vector<std::int64_t> bytes;
+  for (const auto& r : run.rows)
+    if (!r.in_place) bytes.push_back(r.bytes);
+  EXPECT_EQ(bytes, (std::vector<std::int64_t>{8, 12, 16}));
+  EXPECT_GT(job::collective_sizes(spec.workload.collectives).size(), 3u);
+}
+
 TEST(CollectivesFailure, FactoryErrorOnOneRankIsRecordedOnAll) {
   const job::JobSpec spec = collectives_job("fp32", "sum");
   const CommunicatorFactory failing = [](MPI_Comm comm) -> std::unique_ptr<core::Communicator> {
@@ -165,7 +183,7 @@ TEST(CollectivesFailure, WrongResultsFailTheConfigurationAndKeepTheRows) {
   ASSERT_FALSE(run.rows.empty());
   for (const auto& r : run.rows) {
     SCOPED_TRACE(r.op + " " + std::to_string(r.bytes) + " B");
-    const bool corrupted = r.op == "all_reduce" && r.bytes >= 4;  // at least one element
+    const bool corrupted = r.op == "all_reduce";  // every size holds at least one element
     const bool unverifiable = r.in_place && r.op.starts_with("alltoall");
     EXPECT_EQ(r.wrong, corrupted ? 1 : unverifiable ? -1 : 0);
   }
