@@ -5,6 +5,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cstdint>
+
 namespace scaletune::kernels {
 
 /// Execution space of host ops (Serial in Debian's Kokkos; one rank stands for one device).
@@ -17,5 +19,7 @@ using Tensor2 = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>;
 using Vector = Kokkos::View<float*, Kokkos::LayoutRight, Kokkos::HostSpace>;
 /// [N] class labels.
 using Labels = Kokkos::View<int*, Kokkos::LayoutRight, Kokkos::HostSpace>;
+/// [n] 64-bit indices: embedding row ids, CSR offsets, sparse-gradient row ids.
+using IndexVector = Kokkos::View<std::int64_t*, Kokkos::LayoutRight, Kokkos::HostSpace>;
 
 }  // namespace scaletune::kernels

@@ -1,0 +1,29 @@
+#pragma once
+// Optimizer steps on row-sparse embedding gradients (embedding_bag_backward): only the touched
+// rows, and their optimizer state, move.
+
+#include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/tensor.hpp"
+
+namespace scaletune::kernels {
+
+/// Row-wise sparse SGD: table[rows(u), :] -= lr * values(u, :); other rows are not read or
+/// written. table [R, D]. Throws std::invalid_argument when grad's shapes do not match
+/// ([U], [U, D]) or its rows are not strictly increasing ids in [0, R).
+void sparse_sgd_step(const Tensor2& table, const SparseRowGrad& grad, float lr);
+
+/// Options of rowwise Adagrad.
+struct RowwiseAdagradOptions {
+  float lr = 0.01f;   ///< learning rate
+  float eps = 1e-8f;  ///< added to the denominator
+};
+
+/// FBGEMM's rowwise Adagrad (fbgemm_gpu, optimizer "rowwise_adagrad", weight decay off; one
+/// accumulator per row instead of one per element). For each touched row r with gradient g [D]:
+///   state[r] += (1/D) * sum_d g[d]^2;   table[r, :] -= lr / (sqrt(state[r]) + eps) * g.
+/// Untouched rows and their state are not read or written. table [R, D], state [R] (start at
+/// 0). Throws std::invalid_argument when state is not [R], or as sparse_sgd_step for grad.
+void sparse_rowwise_adagrad_step(const Tensor2& table, const Vector& state,
+                                 const SparseRowGrad& grad, const RowwiseAdagradOptions& opt);
+
+}  // namespace scaletune::kernels

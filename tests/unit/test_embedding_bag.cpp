@@ -1,0 +1,328 @@
+// Embedding-bag forward and backward and the row-wise sparse optimizer steps against naive loops
+// written here: a dense [R, D] gradient accumulated position by position, and the SGD and
+// FBGEMM rowwise-Adagrad formulas evaluated in double.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/sparse_optimizer.hpp"
+#include "test_ops_support.hpp"
+
+namespace scaletune::kernels {
+namespace {
+
+using test::all_near;
+using test::fill_uniform;
+using test::throws_naming;
+using test::to_doubles;
+
+/// A batch of bags in CSR form.
+struct Bags {
+  IndexVector indices;
+  IndexVector offsets;
+  std::size_t count() const { return offsets.extent(0) - 1; }
+};
+
+/// Bags from explicit lists of row ids.
+Bags make_bags(const std::vector<std::vector<std::int64_t>>& lists) {
+  std::size_t nnz = 0;
+  for (const auto& list : lists) nnz += list.size();
+  Bags bags{IndexVector("indices", nnz), IndexVector("offsets", lists.size() + 1)};
+  std::size_t k = 0;
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    for (const std::int64_t row : lists[b]) bags.indices(k++) = row;
+    bags.offsets(b + 1) = static_cast<std::int64_t>(k);
+  }
+  return bags;
+}
+
+/// `count` bags of 0..max_len random rows in [0, rows) from mt19937(seed); with few rows,
+/// rows repeat inside and across bags. Every third bag is empty.
+Bags random_bags(std::size_t count, std::size_t max_len, std::size_t rows, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<std::size_t> len_dist(1, max_len);
+  std::uniform_int_distribution<std::int64_t> row_dist(0, static_cast<std::int64_t>(rows) - 1);
+  std::vector<std::vector<std::int64_t>> lists(count);
+  for (std::size_t b = 0; b < count; ++b) {
+    if (b % 3 == 2) continue;
+    lists[b].resize(len_dist(gen));
+    for (auto& row : lists[b]) row = row_dist(gen);
+  }
+  return make_bags(lists);
+}
+
+/// Naive forward: out[b][d] in double.
+std::vector<double> naive_forward(const Tensor2& table, const Bags& bags, Pooling mode) {
+  const std::size_t dim = table.extent(1);
+  std::vector<double> out(bags.count() * dim, 0.0);
+  for (std::size_t b = 0; b < bags.count(); ++b) {
+    const auto len = bags.offsets(b + 1) - bags.offsets(b);
+    for (auto k = bags.offsets(b); k < bags.offsets(b + 1); ++k) {
+      for (std::size_t d = 0; d < dim; ++d)
+        out[b * dim + d] += table(bags.indices(k), d) / (mode == Pooling::kMean ? len : 1.0);
+    }
+  }
+  return out;
+}
+
+/// Naive backward: the dense [rows, D] gradient, row-major, in double.
+std::vector<double> naive_dense_grad(const Tensor2& grad_out, const Bags& bags, Pooling mode,
+                                     std::size_t rows) {
+  const std::size_t dim = grad_out.extent(1);
+  std::vector<double> dense(rows * dim, 0.0);
+  for (std::size_t b = 0; b < bags.count(); ++b) {
+    const auto len = bags.offsets(b + 1) - bags.offsets(b);
+    for (auto k = bags.offsets(b); k < bags.offsets(b + 1); ++k) {
+      const auto row = static_cast<std::size_t>(bags.indices(k));
+      for (std::size_t d = 0; d < dim; ++d)
+        dense[row * dim + d] += grad_out(b, d) / (mode == Pooling::kMean ? len : 1.0);
+    }
+  }
+  return dense;
+}
+
+/// Sorted distinct row ids the bags touch.
+std::vector<std::int64_t> touched_rows(const Bags& bags) {
+  const std::set<std::int64_t> rows(bags.indices.data(),
+                                    bags.indices.data() + bags.indices.extent(0));
+  return {rows.begin(), rows.end()};
+}
+
+/// Checks a sparse gradient against the dense naive one: same touched rows, same values.
+void expect_matches_dense(const SparseRowGrad& grad, const std::vector<double>& dense,
+                          const std::vector<std::int64_t>& expected_rows, std::size_t dim) {
+  const std::vector<std::int64_t> rows(grad.rows.data(), grad.rows.data() + grad.rows.extent(0));
+  ASSERT_EQ(rows, expected_rows);
+  std::vector<double> expected;
+  for (const std::int64_t row : expected_rows) {
+    const auto begin = dense.begin() + static_cast<std::ptrdiff_t>(row * dim);
+    expected.insert(expected.end(), begin, begin + static_cast<std::ptrdiff_t>(dim));
+  }
+  EXPECT_TRUE(all_near(to_doubles(grad.values), expected, 1e-6, 1e-5));
+}
+
+class EmbeddingBagModes : public ::testing::TestWithParam<Pooling> {};
+
+TEST_P(EmbeddingBagModes, ForwardMatchesNaiveLoopWithEmptyBagsAndRepeats) {
+  constexpr std::size_t kRows = 12, kDim = 7, kBags = 20;
+  const Tensor2 table("table", kRows, kDim);
+  fill_uniform(table, 1, -1.0f, 1.0f);
+  const Bags bags = random_bags(kBags, 9, kRows, 2);
+  const Tensor2 out("out", kBags, kDim);
+  fill_uniform(out, 3, 5.0f, 6.0f);  // stale values must be overwritten
+  embedding_bag_forward(table, bags.indices, bags.offsets, GetParam(), out);
+  EXPECT_TRUE(all_near(to_doubles(out), naive_forward(table, bags, GetParam()), 1e-6, 1e-5));
+}
+
+TEST_P(EmbeddingBagModes, ForwardOfAllEmptyBagsIsZero) {
+  const Tensor2 table("table", 4, 3);
+  fill_uniform(table, 4, -1.0f, 1.0f);
+  const Bags bags = make_bags({{}, {}, {}});
+  const Tensor2 out("out", 3, 3);
+  fill_uniform(out, 5, 1.0f, 2.0f);
+  embedding_bag_forward(table, bags.indices, bags.offsets, GetParam(), out);
+  EXPECT_TRUE(all_near(to_doubles(out), std::vector<double>(9, 0.0), 0.0));
+}
+
+TEST_P(EmbeddingBagModes, BackwardMatchesDenseNaiveGradientOnTouchedRowsOnly) {
+  constexpr std::size_t kRows = 40, kDim = 5, kBags = 30;
+  const Bags bags = random_bags(kBags, 6, kRows, 6);
+  const Tensor2 grad_out("grad_out", kBags, kDim);
+  fill_uniform(grad_out, 7, -1.0f, 1.0f);
+  const SparseRowGrad grad =
+      embedding_bag_backward(grad_out, bags.indices, bags.offsets, GetParam(), kRows);
+  const auto expected_rows = touched_rows(bags);
+  ASSERT_LT(expected_rows.size(), kRows);  // some rows untouched: they must be absent
+  ASSERT_GT(bags.indices.extent(0), expected_rows.size());  // some rows occur more than once
+  expect_matches_dense(grad, naive_dense_grad(grad_out, bags, GetParam(), kRows), expected_rows,
+                       kDim);
+}
+
+TEST_P(EmbeddingBagModes, BackwardOfAllEmptyBagsTouchesNoRow) {
+  const Bags bags = make_bags({{}, {}});
+  const Tensor2 grad_out("grad_out", 2, 4);
+  fill_uniform(grad_out, 8, -1.0f, 1.0f);
+  const SparseRowGrad grad =
+      embedding_bag_backward(grad_out, bags.indices, bags.offsets, GetParam(), 10);
+  EXPECT_EQ(grad.rows.extent(0), 0u);
+  EXPECT_EQ(grad.values.extent(0), 0u);
+  EXPECT_EQ(grad.values.extent(1), 4u);
+}
+
+/// "Sum" or "Mean": readable test names for the two pooling modes.
+std::string pooling_name(const ::testing::TestParamInfo<Pooling>& param_info) {
+  return param_info.param == Pooling::kSum ? "Sum" : "Mean";
+}
+
+INSTANTIATE_TEST_SUITE_P(SumAndMean, EmbeddingBagModes,
+                         ::testing::Values(Pooling::kSum, Pooling::kMean), pooling_name);
+
+TEST(EmbeddingBag, BackwardSumsDuplicatesWithinAndAcrossBagsByHand) {
+  // Bags {2, 0, 2}, {}, {2}; grad_out rows 1, 10, 100 (D = 1).
+  // Sum:  row 0 gets 1, row 2 gets 1 + 1 + 100 = 102.
+  // Mean: row 0 gets 1/3, row 2 gets 2/3 + 100.
+  const Bags bags = make_bags({{2, 0, 2}, {}, {2}});
+  const Tensor2 grad_out("grad_out", 3, 1);
+  grad_out(0, 0) = 1.0f;
+  grad_out(1, 0) = 10.0f;
+  grad_out(2, 0) = 100.0f;
+  const SparseRowGrad sum =
+      embedding_bag_backward(grad_out, bags.indices, bags.offsets, Pooling::kSum, 3);
+  ASSERT_EQ(sum.rows.extent(0), 2u);
+  EXPECT_EQ(sum.rows(0), 0);
+  EXPECT_EQ(sum.rows(1), 2);
+  EXPECT_FLOAT_EQ(sum.values(0, 0), 1.0f);
+  EXPECT_FLOAT_EQ(sum.values(1, 0), 102.0f);
+  const SparseRowGrad mean =
+      embedding_bag_backward(grad_out, bags.indices, bags.offsets, Pooling::kMean, 3);
+  EXPECT_NEAR(mean.values(0, 0), 1.0 / 3.0, 1e-6);
+  EXPECT_NEAR(mean.values(1, 0), 2.0 / 3.0 + 100.0, 1e-5);
+}
+
+TEST(EmbeddingBag, RejectsBadOffsetsNamingPositionAndValue) {
+  const Tensor2 table("table", 5, 2), out("out", 2, 2);
+  const Bags good = make_bags({{1, 2}, {3}});
+  const auto forward = [&](const IndexVector& offsets) {
+    return [&table, &good, &out, offsets] {
+      embedding_bag_forward(table, good.indices, offsets, Pooling::kSum, out);
+    };
+  };
+  const IndexVector offsets("offsets", 3);
+  offsets(0) = 1, offsets(1) = 2, offsets(2) = 3;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      forward(offsets), "embedding_bag_forward: offsets[0] = 1 must be 0"));
+  offsets(0) = 0, offsets(1) = 3, offsets(2) = 2;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(forward(offsets),
+                                                   "offsets[2] = 2 is less than offsets[1] = 3"));
+  offsets(1) = 2, offsets(2) = 4;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      forward(offsets), "offsets[2] = 4 must equal the number of indices, 3"));
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(forward(IndexVector("offsets", 2)),
+                                                   "offsets is [2], expected [3]"));
+}
+
+TEST(EmbeddingBag, RejectsOutOfRangeIndicesAndShapeMismatches) {
+  const Tensor2 table("table", 5, 2), out("out", 2, 2);
+  const Bags too_big = make_bags({{1, 5}, {3}});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { embedding_bag_forward(table, too_big.indices, too_big.offsets, Pooling::kSum, out); },
+      "embedding_bag_forward: indices[1] = 5 is outside [0, 5)"));
+  const Bags negative = make_bags({{1}, {-1}});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { embedding_bag_backward(out, negative.indices, negative.offsets, Pooling::kMean, 5); },
+      "embedding_bag_backward: indices[1] = -1 is outside [0, 5)"));
+  const Tensor2 wide_out("out", 2, 3);
+  const Bags good = make_bags({{1}, {3}});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { embedding_bag_forward(table, good.indices, good.offsets, Pooling::kSum, wide_out); },
+      "out is [2, 3], expected [2, 2]"));
+}
+
+/// A sparse gradient over a [rows, dim] table: the rows of a random batch, random values.
+SparseRowGrad random_sparse_grad(std::size_t rows, std::size_t dim, unsigned seed) {
+  const Bags bags = random_bags(16, 4, rows, seed);
+  const Tensor2 grad_out("grad_out", bags.count(), dim);
+  fill_uniform(grad_out, seed + 1, -1.0f, 1.0f);
+  return embedding_bag_backward(grad_out, bags.indices, bags.offsets, Pooling::kSum, rows);
+}
+
+/// Copy of a view's elements, for bit-for-bit comparisons of untouched rows.
+template <class ViewType>
+std::vector<float> snapshot(const ViewType& v) {
+  return std::vector<float>(v.data(), v.data() + v.size());
+}
+
+/// Whether row `row` of the [*, dim] arrays a and b holds the same bits.
+bool same_row_bits(const std::vector<float>& a, const std::vector<float>& b, std::size_t row,
+                   std::size_t dim) {
+  return std::memcmp(a.data() + row * dim, b.data() + row * dim, dim * sizeof(float)) == 0;
+}
+
+TEST(EmbeddingBagOptimizer, SparseSgdMovesTouchedRowsOnly) {
+  constexpr std::size_t kRows = 64, kDim = 6;
+  constexpr float kLr = 0.05f;
+  const Tensor2 table("table", kRows, kDim);
+  fill_uniform(table, 10, -1.0f, 1.0f);
+  const SparseRowGrad grad = random_sparse_grad(kRows, kDim, 11);
+  const std::vector<float> before = snapshot(table);
+  std::vector<double> expected(before.begin(), before.end());
+  for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+    for (std::size_t d = 0; d < kDim; ++d)
+      expected[static_cast<std::size_t>(grad.rows(u)) * kDim + d] -= kLr * grad.values(u, d);
+  }
+  sparse_sgd_step(table, grad, kLr);
+  EXPECT_TRUE(all_near(to_doubles(table), expected, 1e-6, 1e-6));
+  const std::set<std::int64_t> touched(grad.rows.data(), grad.rows.data() + grad.rows.extent(0));
+  ASSERT_LT(touched.size(), kRows);
+  const std::vector<float> after = snapshot(table);
+  for (std::size_t r = 0; r < kRows; ++r) {
+    if (touched.contains(static_cast<std::int64_t>(r))) continue;
+    EXPECT_TRUE(same_row_bits(before, after, r, kDim)) << "untouched row " << r << " moved";
+  }
+}
+
+TEST(EmbeddingBagOptimizer, RowwiseAdagradMatchesFbgemmFormulaOverTwoSteps) {
+  constexpr std::size_t kRows = 64, kDim = 6;
+  const RowwiseAdagradOptions opt{0.1f, 1e-8f};
+  const Tensor2 table("table", kRows, kDim);
+  const Vector state("state", kRows);
+  fill_uniform(table, 20, -1.0f, 1.0f);
+  fill_uniform(state, 21, 0.0f, 0.5f);
+  const std::vector<float> table_before = snapshot(table), state_before = snapshot(state);
+  std::vector<double> w(table_before.begin(), table_before.end());
+  std::vector<double> h(state_before.begin(), state_before.end());
+  std::set<std::int64_t> touched;
+  for (const unsigned seed : {22u, 23u}) {
+    const SparseRowGrad grad = random_sparse_grad(kRows, kDim, seed);
+    for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+      const auto row = static_cast<std::size_t>(grad.rows(u));
+      touched.insert(grad.rows(u));
+      double mean_square = 0.0;
+      for (std::size_t d = 0; d < kDim; ++d) mean_square += grad.values(u, d) * grad.values(u, d);
+      h[row] += mean_square / kDim;
+      const double multiplier = opt.lr / (std::sqrt(h[row]) + opt.eps);
+      for (std::size_t d = 0; d < kDim; ++d) w[row * kDim + d] -= multiplier * grad.values(u, d);
+    }
+    sparse_rowwise_adagrad_step(table, state, grad, opt);
+  }
+  EXPECT_TRUE(all_near(to_doubles(state), h, 1e-6, 1e-5));
+  EXPECT_TRUE(all_near(to_doubles(table), w, 1e-6, 1e-5));
+  ASSERT_LT(touched.size(), kRows);
+  const std::vector<float> table_after = snapshot(table), state_after = snapshot(state);
+  for (std::size_t r = 0; r < kRows; ++r) {
+    if (touched.contains(static_cast<std::int64_t>(r))) continue;
+    EXPECT_TRUE(same_row_bits(table_before, table_after, r, kDim)) << "untouched row " << r;
+    EXPECT_TRUE(same_row_bits(state_before, state_after, r, 1)) << "state of row " << r;
+  }
+}
+
+TEST(EmbeddingBagOptimizer, RejectsUnsortedOrOutOfRangeRowsAndWrongStateLength) {
+  const Tensor2 table("table", 4, 2);
+  SparseRowGrad grad{IndexVector("rows", 2), Tensor2("values", 2, 2)};
+  grad.rows(0) = 3, grad.rows(1) = 1;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { sparse_sgd_step(table, grad, 0.1f); },
+      "sparse_sgd_step: grad.rows[1] = 1 is not greater than grad.rows[0] = 3"));
+  grad.rows(0) = 1, grad.rows(1) = 4;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { sparse_sgd_step(table, grad, 0.1f); },
+                                                   "grad.rows[1] = 4 is outside [0, 4)"));
+  grad.rows(1) = 2;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { sparse_rowwise_adagrad_step(table, Vector("state", 3), grad, {}); },
+      "sparse_rowwise_adagrad_step: state is [3], expected [4]"));
+  const SparseRowGrad narrow{grad.rows, Tensor2("values", 2, 1)};
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { sparse_sgd_step(table, narrow, 0.1f); },
+                                                   "grad.values is [2, 1], expected [2, 2]"));
+}
+
+}  // namespace
+}  // namespace scaletune::kernels
