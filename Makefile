@@ -34,6 +34,7 @@ test: build
 bench: build
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv --benchmark_repetitions=5
 	$(MPIRUN) -np 2 $(BUILD)/bench/mpi_bench_collectives
+	$(BUILD)/bench/bench_embedding_bag --benchmark_repetitions=3
 
 format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu')
