@@ -2,8 +2,10 @@
 // Validated job-file contents (DESIGN.md "Job file") and the configurations a sweep expands to.
 // Parsing lives in job_parser.hpp; everything here is plain data, already checked.
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scaletune::job {
@@ -45,6 +47,14 @@ struct CollectivesOptions {
   std::string redop = "sum";            ///< reduction of reducing ops: "sum" | "avg"
   bool in_place = true;                 ///< also time the in-place form (nccl-tests prints both)
 };
+
+/// The `dtype` values a collectives job accepts: core::dtype_from_key reads the same spellings
+/// (a unit test keeps the two lists equal).
+inline constexpr std::array<std::string_view, 6> kCollectiveDtypes = {"fp32", "fp64",  "fp16",
+                                                                      "bf16", "int32", "int64"};
+
+/// The `redop` values a collectives job accepts (core::reduce_op_from_name reads them).
+inline constexpr std::array<std::string_view, 2> kCollectiveRedops = {"sum", "avg"};
 
 /// Every op a collectives workload can time, in nccl-tests spelling.
 inline const std::vector<std::string>& collective_op_names() {

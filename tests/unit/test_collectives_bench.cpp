@@ -4,6 +4,7 @@
 // and read back by the nccl-tests importer).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "harness/collectives/element_values.hpp"
 #include "harness/collectives/nccl_tests_table.hpp"
 #include "harness/collectives/verification.hpp"
+#include "harness/job/job.hpp"
 #include "tests/support/text_lines.hpp"
 
 namespace scaletune::collectives {
@@ -70,6 +72,28 @@ TEST(OpLayout, BufferSizesFollowTheOp) {
   EXPECT_EQ(b.bytes, 6);
   EXPECT_EQ(op_layout(CollectiveOp::alltoall, 8, 4, 4).count, 0u);  // below one element per rank
   EXPECT_THROW(op_layout(CollectiveOp::all_reduce, 8, 4, 0), std::invalid_argument);
+}
+
+// The job parser's lists and core's names are one set: every key a job accepts has a type and
+// every type has a key a job accepts.
+TEST(JobSpellings, DtypesAndRedopsMatchCore) {
+  for (const std::string_view key : job::kCollectiveDtypes) {
+    const auto type = core::dtype_from_key(key);
+    ASSERT_TRUE(type.has_value()) << key;
+    EXPECT_EQ(core::dtype_key(*type), key);
+  }
+  for (const DType type :
+       {DType::fp32, DType::fp64, DType::fp16, DType::bf16, DType::int32, DType::int64})
+    EXPECT_NE(std::find(job::kCollectiveDtypes.begin(), job::kCollectiveDtypes.end(),
+                        core::dtype_key(type)),
+              job::kCollectiveDtypes.end())
+        << core::dtype_key(type);
+  for (const std::string_view name : job::kCollectiveRedops) {
+    const auto op = core::reduce_op_from_name(name);
+    ASSERT_TRUE(op.has_value()) << name;
+    EXPECT_EQ(core::reduce_op_name(*op), name);
+  }
+  EXPECT_EQ(job::kCollectiveRedops.size(), 2u);  // sum and avg: every ReduceOp
 }
 
 // Element conversions by the IEEE 754 binary16 and bfloat16 definitions.

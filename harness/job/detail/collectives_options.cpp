@@ -14,9 +14,6 @@ namespace {
 
 constexpr std::array<std::string_view, 7> kKeys = {"ops",   "min_bytes", "max_bytes", "step_factor",
                                                    "dtype", "redop",     "in_place"};
-constexpr std::array<std::string_view, 6> kDtypes = {"fp32", "fp64",  "fp16",
-                                                     "bf16", "int32", "int64"};
-constexpr std::array<std::string_view, 2> kRedops = {"sum", "avg"};
 // The smallest double above 1, so number_in's closed range [kMinStepFactor, 1024] is (1, 1024].
 constexpr double kMinStepFactor = 1.0 + DBL_EPSILON;
 // With the default step_factor 2 at most 41 sizes fit in [1, 2^40]: only a written
@@ -78,8 +75,8 @@ void read_collectives_options(const TableReader& workload, WorkloadSpec& spec) {
           .number_in("step_factor", kMinStepFactor, kMaxStepFactor,
                      "> 1 and <= 1024 (each size is the previous one times step_factor), e.g. 2")
           .value_or(options.step_factor);
-  options.dtype = workload.choice("dtype", kDtypes).value_or(options.dtype);
-  options.redop = workload.choice("redop", kRedops).value_or(options.redop);
+  options.dtype = workload.choice("dtype", kCollectiveDtypes).value_or(options.dtype);
+  options.redop = workload.choice("redop", kCollectiveRedops).value_or(options.redop);
   options.in_place = workload.boolean("in_place").value_or(options.in_place);
   check_size_count(workload, options);
 }
