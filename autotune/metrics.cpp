@@ -15,17 +15,23 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kMaxListedBatches = 8;
-/// Extra attributes that are not settings: the rank count. It does not separate series.
-constexpr std::array<std::string_view, 1> kNotSettings = {"ranks"};
+/// Extra attributes that are not settings but follow from the rank count: the count itself, a
+/// DLRM plan's placement (which names ranks) and its memory estimate. They do not separate
+/// series.
+constexpr std::array<std::string_view, 3> kNotSettings = {"ranks", "plan", "memory_estimate"};
+
+bool is_setting(const std::string& key) {
+  return std::ranges::find(kNotSettings, key) == kNotSettings.end();
+}
 
 /// Every setting but the rank count and the batch split (ConfigMetrics::series).
 std::string series_of(const results::ConfigResult& c) {
   std::string s =
       c.workload + ", global batch " + std::to_string(c.global_batch) + ", " + c.precision;
   for (const auto& [key, value] : c.number_attrs)
-    if (std::ranges::find(kNotSettings, key) == kNotSettings.end())
-      s += ", " + key + "=" + detail::significant(value, 6);
-  for (const auto& [key, value] : c.text_attrs) s += ", " + key + "=" + value;
+    if (is_setting(key)) s += ", " + key + "=" + detail::significant(value, 6);
+  for (const auto& [key, value] : c.text_attrs)
+    if (is_setting(key)) s += ", " + key + "=" + value;
   return s;
 }
 

@@ -70,9 +70,22 @@ RunBackend backend_for(const job::JobSpec& spec) {
   }
 }
 
+// devices.memory_gib lists one value for every rank or one per rank of the launch.
+void check_memory_list(const job::JobSpec& spec) {
+  const std::size_t values = spec.devices.memory_gib.size();
+  int world = 1;
+  SCALETUNE_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world));
+  if (values <= 1 || values >= static_cast<std::size_t>(world)) return;
+  throw job::JobError(spec.path, 0, 0, "devices.memory_gib",
+                      "devices.memory_gib lists " + std::to_string(values) +
+                          " values but the launch has " + std::to_string(world) +
+                          " ranks; give one value for every rank or one per rank");
+}
+
 int run_job(const Args& args, int argc, char** argv, int rank) {
   const std::string path = args.positional.front();
   const job::JobSpec spec = job::parse_job_text(read_job_text(path, rank), path);
+  check_memory_list(spec);
   const auto configs = job::expand_sweep(spec);
   mpi::SweepOptions options;
   options.out_path = args.option("--out", spec.job.output);

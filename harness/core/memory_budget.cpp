@@ -1,6 +1,8 @@
 #include "memory_budget.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <fstream>
 
 namespace scaletune::core {
@@ -16,6 +18,19 @@ void check_memory_budget(std::int64_t needed_bytes, std::int64_t budget_bytes,
   if (budget_bytes <= 0 || needed_bytes <= budget_bytes) return;
   throw MemoryBudgetExceeded("needs more than " + gigabytes(needed_bytes) + " (at " + what +
                              "), over this rank's memory budget of " + gigabytes(budget_bytes));
+}
+
+std::string format_bytes(std::int64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits = {"B", "KiB", "MiB", "GiB", "TiB"};
+  auto value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < kUnits.size()) {
+    value /= 1024.0;
+    ++unit;
+  }
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), unit == 0 ? "%.0f %s" : "%.3g %s", value, kUnits[unit]);
+  return text.data();
 }
 
 std::int64_t host_memory_budget_bytes(int ranks_on_node) {

@@ -23,6 +23,9 @@ class MemoryBudgetExceeded : public std::bad_alloc {
 void check_memory_budget(std::int64_t needed_bytes, std::int64_t budget_bytes,
                          const std::string& what);
 
+/// `bytes` in binary units with three significant digits: "512 B", "1.5 KiB", "89.5 GiB".
+std::string format_bytes(std::int64_t bytes);
+
 /// Memory the kernel could give without swapping (MemAvailable of /proc/meminfo: free memory
 /// plus reclaimable page cache), bytes; 0 when unknown.
 std::int64_t available_memory_bytes();

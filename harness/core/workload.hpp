@@ -2,6 +2,7 @@
 // The workload interface: a training-shaped job one rank runs step by step. Each workload
 // lives in one file under kernels/ and adds itself to the registry (workload_registry.hpp).
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,16 @@ struct RankContext {
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
   std::int64_t memory_budget_bytes = 0;    ///< most this rank may allocate, bytes; 0: no limit
+};
+
+/// What one rank served of one embedding table in a step (workloads with embedding tables).
+struct TableRankStats {
+  std::string table;               ///< the table's name
+  std::int64_t lookups = 0;        ///< index positions this rank looked up per step
+  std::int64_t bytes_touched = 0;  ///< bytes of rows read for them per step
+  /// Share of the distinct rows read whose access count falls in (0,1], (1,2], (2,4], ...,
+  /// (2^14,2^15], (2^15,inf); all 0 when the rank read nothing of the table
+  std::array<double, 17> reuse_histogram{};
 };
 
 /// One rank's share of a training workload. Construction allocates everything
@@ -43,6 +54,11 @@ class Workload {
   virtual std::int64_t memory_peak_bytes() const = 0;
   /// Extra attributes stored with the configuration (e.g. image_size, width).
   virtual std::vector<std::pair<std::string, double>> attributes() const { return {}; }
+  /// Extra text attributes stored with the configuration (e.g. the sharding plan).
+  virtual std::vector<std::pair<std::string, std::string>> text_attributes() const { return {}; }
+  /// Per-table statistics of this rank, one entry per embedding table of the model in the
+  /// model's table order (the same tables on every rank); empty for models without tables.
+  virtual std::vector<TableRankStats> table_stats() const { return {}; }
 };
 
 }  // namespace scaletune::core

@@ -64,11 +64,69 @@ inline const std::vector<std::string>& collective_op_names() {
   return names;
 }
 
+/// One embedding table of a "dlrm" workload.
+struct EmbeddingTableSpec {
+  std::string name;       ///< unique among the tables; default "t<index>" (t0, t1, ...)
+  std::int64_t rows = 1;  ///< cardinality, [1, 2^40]
+  int dim = 1;            ///< embedding dimension, [1, 65536]; equal to bottom_mlp's last width
+  double pooling = 1.0;   ///< mean lookups per sample (bag size), [1, 65536]
+};
+
+/// Where one table lives in an explicit sharding plan ([workload.plans.NAME] in the job file:
+/// `TABLE = { split = "...", ranks = [...] }`).
+struct TablePlacement {
+  std::string table;  ///< a table's name
+  /// "table_wise" (ranks: exactly one), "row_wise" (rows split evenly over `ranks`, in order),
+  /// "column_wise" (dim split evenly over `ranks`, in order) or "data_parallel" (ranks empty:
+  /// replicated on every rank)
+  std::string split;
+  std::vector<int> ranks;  ///< distinct, each in [0, 2^20)
+};
+
+/// An explicit sharding plan named in [sweep] sharding. It applies to the configurations whose
+/// rank count exceeds every rank it names (other ranks then hold no shard of their own).
+struct ExplicitPlan {
+  std::string name;                    ///< the key under [workload.plans]
+  std::vector<TablePlacement> tables;  ///< one per table of the workload, in table order
+};
+
+/// [workload] keys of kind "dlrm": a DLRM-style recommendation model (Naumov et al., "Deep
+/// Learning Recommendation Model for Personalization and Recommendation Systems", 2019): dense
+/// features through a bottom MLP, sum-pooled embedding bags, pairwise dot-product interaction,
+/// top MLP, binary cross-entropy.
+struct DlrmOptions {
+  /// [[workload.tables]] or the rows of the `tables_from` CSV (header name,rows,dim,pooling; the
+  /// name column may be empty); 1 to 4096 tables with distinct names.
+  std::vector<EmbeddingTableSpec> tables;
+  std::string tables_from;  ///< the CSV path as written in the job file; "" for inline tables
+  int dense_features = 13;  ///< dense inputs per sample, [1, 65536]
+  /// Output width of each bottom-MLP layer (ReLU after each), each in [1, 65536]; the last
+  /// equals every table's dim (the interaction takes dot products).
+  std::vector<int> bottom_mlp = {512, 256, 128};
+  /// Output width of each top-MLP layer (ReLU after all but the last), each in [1, 65536]; the
+  /// last is 1 (the logit).
+  std::vector<int> top_mlp = {1024, 1024, 512, 256, 1};
+  std::string index_distribution = "uniform";  ///< "uniform" | "zipf:ALPHA" (ALPHA > 0)
+  std::string bag_size = "poisson";            ///< "poisson" | "fixed" (integer poolings)
+  std::string embedding_optimizer = "sgd";     ///< "sgd" | "rowwise_adagrad"
+  double learning_rate = 0.01;                 ///< of the dense SGD and the embeddings, (0, 1e3]
+  std::vector<ExplicitPlan> plans;             ///< [workload.plans.NAME], sorted by name
+};
+
+/// The built-in [sweep] sharding values of kind "dlrm" (an explicit plan's name is also
+/// accepted). "table_wise" places table i on rank i mod ranks; the greedy forms place tables
+/// in decreasing cost on the least-loaded rank, cost = bytes (rows x dim x 4) for size_greedy
+/// and rows x pooling x dim for lookup_greedy.
+inline constexpr std::array<std::string_view, 6> kShardingSchemes = {
+    "data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
+    "row_wise",      "column_wise"};
+
 /// [workload] table: the kind plus the options of that kind.
 struct WorkloadSpec {
-  std::string kind;  ///< "resnet50" | "collectives" (later: "dlrm", "transformer")
+  std::string kind;  ///< "resnet50" | "collectives" | "dlrm" (later: "transformer")
   ResNet50Options resnet50;
   CollectivesOptions collectives;
+  DlrmOptions dlrm;
 };
 
 /// [sweep] table: every key is a list; the sweep is their Cartesian product. A kind that sweeps
@@ -80,6 +138,16 @@ struct SweepSpec {
   std::vector<std::vector<double>> split_weights;  ///< parallel to batch_split; empty unless a
                                                    ///< list; finite, > 0, finite sum
   std::vector<std::string> precision;              ///< "fp32" (later "fp16", "bf16")
+  /// kind "dlrm" only (required there): kShardingSchemes values and explicit plan names
+  std::vector<std::string> sharding;
+};
+
+/// [devices] table: what the job file says about the devices, overriding what is detected.
+struct DevicesSpec {
+  /// Memory per rank, GiB (2^30 bytes): empty (use the device's or the host share), one value
+  /// for every rank, or one value per rank of the world (rank i takes memory_gib[i]; a launch
+  /// with more ranks than values is an error at run time). Each in (0, 2^20].
+  std::vector<double> memory_gib;
 };
 
 /// [run] table.
@@ -108,6 +176,7 @@ struct JobSpec {
   SweepSpec sweep;
   RunSpec run;
   CommSpec comm;
+  DevicesSpec devices;
 };
 
 /// Config::batch_split of a kind that sweeps ranks only: there is no batch to split.
@@ -126,6 +195,7 @@ struct Config {
   /// kNoBatchSplit
   std::vector<int> per_rank_batch;
   std::string precision;  ///< "fp32"; for collectives its dtype ("fp32", "bf16", "int64", ...)
+  std::string sharding;   ///< kind "dlrm": a [sweep] sharding value; "" for other kinds
 };
 
 }  // namespace scaletune::job

@@ -56,20 +56,48 @@ std::string total_line(const std::vector<Config>& configs, int world_size) {
          ", " + std::to_string(static_cast<long>(configs.size()) - running) + " skipped\n";
 }
 
+/// "devices: memory_gib 16 per rank" or "devices: memory_gib 16,32 (rank 0, 1, ...)"; "" when
+/// the job gives no device memory.
+std::string devices_line(const JobSpec& job) {
+  const std::vector<double>& memory_gib = job.devices.memory_gib;
+  if (memory_gib.empty()) return "";
+  if (memory_gib.size() == 1)
+    return "devices: memory_gib " + detail::format_number(memory_gib.front()) + " per rank\n";
+  std::vector<std::string> values;
+  for (const double gib : memory_gib) values.push_back(detail::format_number(gib));
+  return "devices: memory_gib " + detail::join(values, ",") + " (rank 0, 1, ...)\n";
+}
+
+bool any_sharding(const std::vector<Config>& configs) {
+  return std::ranges::any_of(configs, [](const Config& c) { return !c.sharding.empty(); });
+}
+
 }  // namespace
 
 std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, int world_size) {
-  std::vector<Row> rows = {
-      {"#", "id", "ranks", "global_batch", "per_rank_batch", "precision", "runs"},
-      {"-", "-", "count", "samples", "samples/rank", "-", "-"},
-  };
+  const bool sharded = any_sharding(configs);
+  Row names = {"#", "id", "ranks", "global_batch", "per_rank_batch", "precision"};
+  Row units = {"-", "-", "count", "samples", "samples/rank", "-"};
+  if (sharded) {
+    names.push_back("sharding");
+    units.push_back("-");
+  }
+  names.push_back("runs");
+  units.push_back("-");
+  std::vector<Row> rows = {names, units};
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& config = configs[i];
-    rows.push_back({std::to_string(i), config.id, std::to_string(config.ranks),
-                    std::to_string(config.global_batch), per_rank_batch_text(config.per_rank_batch),
-                    config.precision, runs_text(config, world_size)});
+    Row row = {std::to_string(i),
+               config.id,
+               std::to_string(config.ranks),
+               std::to_string(config.global_batch),
+               per_rank_batch_text(config.per_rank_batch),
+               config.precision};
+    if (sharded) row.push_back(config.sharding);
+    row.push_back(runs_text(config, world_size));
+    rows.push_back(std::move(row));
   }
-  return header_line(job) + aligned(rows) + total_line(configs, world_size);
+  return header_line(job) + devices_line(job) + aligned(rows) + total_line(configs, world_size);
 }
 
 }  // namespace scaletune::job

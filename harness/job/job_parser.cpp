@@ -8,6 +8,7 @@
 
 #include <toml++/toml.h>
 
+#include "harness/job/detail/devices_table.hpp"
 #include "harness/job/detail/job_file.hpp"
 #include "harness/job/detail/job_info.hpp"
 #include "harness/job/detail/sweep_table.hpp"
@@ -20,7 +21,8 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 5> kTables = {"job", "workload", "sweep", "run", "comm"};
+constexpr std::array<std::string_view, 6> kTables = {"job", "workload", "sweep",
+                                                     "run", "comm",     "devices"};
 constexpr std::array<std::string_view, 4> kRunKeys = {"warmup", "iterations", "timeout_s", "seed"};
 constexpr std::array<std::string_view, 2> kCommKeys = {"backend", "bucket_mib"};
 constexpr std::array<std::string_view, 3> kBackends = {"mpi", "nccl", "auto"};
@@ -101,9 +103,10 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.job = detail::read_job_info(top.table("job"));
   spec.workload = detail::read_workload(top.table("workload"));
   const detail::WorkloadKind& kind = detail::workload_kind(spec.workload.kind);
-  spec.sweep = detail::read_sweep(top.table("sweep"), kind);
+  spec.sweep = detail::read_sweep(top.table("sweep"), spec.workload);
   spec.run = read_run(top.table("run"));
   spec.comm = read_comm(top.table("comm"), kind);
+  spec.devices = detail::read_devices(top.table("devices"));
   return spec;
 }
 

@@ -18,8 +18,8 @@ std::string read_job_file_text(const std::string& path);
 JobSpec parse_job_file(const std::string& path);
 
 /// Validates the TOML `text` of a job file; `path` names it in messages and JobSpec::path.
-/// Tables [job], [workload], [sweep], [run], [comm]; unknown tables and keys, wrong types,
-/// out-of-range values, empty or repeated sweep values and batches that cannot be split are
+/// Tables [job], [workload], [sweep], [run], [comm], [devices]; unknown tables and keys, wrong
+/// types, out-of-range values, empty or repeated sweep values and batches that cannot be split are
 /// errors, and so are [sweep] keys the workload kind does not use (collectives sweeps ranks
 /// only) and backend "nccl" for a kind on host memory (resnet50). Absent optional keys take the
 /// defaults of job.hpp; job.output defaults to "results/<name>.h5". Throws JobError with the line

@@ -36,7 +36,12 @@ std::string config_id(const Config& config) {
     std::ranges::replace(split, ',', '_');
     split = "w" + split;
   }
-  return head + "-b" + std::to_string(config.global_batch) + "-" + split + "-" + config.precision;
+  const std::string id =
+      head + "-b" + std::to_string(config.global_batch) + "-" + split + "-" + config.precision;
+  if (config.sharding.empty()) return id;
+  std::string sharding = config.sharding;
+  std::ranges::replace(sharding, ':', '-');
+  return id + "-" + sharding;
 }
 
 }  // namespace scaletune::job

@@ -26,18 +26,21 @@ std::vector<int> per_rank_batch(const SweepSpec& sweep, std::size_t split, int g
 /// Every configuration of the job, in run order. Kinds that train on a batch (resnet50): the
 /// Cartesian product ranks (outermost, so a launch runs small rank counts first) x
 /// global_batch x batch_split x precision (innermost), leaving out weight lists whose length
-/// differs from ranks. Kind "collectives": one configuration per ranks value (global_batch 1,
-/// batch_split kNoBatchSplit, no per-rank batch, precision = its dtype). Fills id,
-/// per_rank_batch and batch_split text. Throws std::out_of_range for an unknown kind and
+/// differs from ranks; kind "dlrm" adds [sweep] sharding innermost, leaving out explicit plans
+/// that name a rank >= ranks. Kind "collectives": one configuration per ranks value (global_batch
+/// 1, batch_split kNoBatchSplit, no per-rank batch, precision = its dtype). Fills id,
+/// per_rank_batch, batch_split text and sharding. Throws std::out_of_range for an unknown kind and
 /// std::invalid_argument when a batch cannot be split (parse_job_* has ruled both out).
 std::vector<Config> expand_sweep(const JobSpec& job);
 
 /// The configuration's id, stable for the same settings and usable as an HDF5 group name (no
 /// '/'): "<workload>-r<ranks>-b<global_batch>-<split>-<precision>", where split is "even" or
 /// "w" and the weights joined by '_': "resnet50-r4-b256-even-fp32",
-/// "resnet50-r3-b96-w0.5_0.25_0.25-fp32". A configuration whose batch_split is kNoBatchSplit
-/// (a kind that sweeps ranks only) is "<workload>-r<ranks>-<precision>":
-/// "collectives-r8-fp32", where the precision is the collectives dtype.
+/// "resnet50-r3-b96-w0.5_0.25_0.25-fp32". A non-empty sharding (kind dlrm) is appended with
+/// ':' replaced by '-': "dlrm-r2-b64-even-fp32-table_wise-size_greedy". A configuration whose
+/// batch_split is kNoBatchSplit (a kind that sweeps ranks only) is
+/// "<workload>-r<ranks>-<precision>": "collectives-r8-fp32", where the precision is the collectives
+/// dtype.
 std::string config_id(const Config& config);
 
 }  // namespace scaletune::job

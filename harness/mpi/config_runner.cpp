@@ -15,6 +15,7 @@
 #include "harness/mpi/node_placement.hpp"
 #include "harness/mpi/outcome.hpp"
 #include "harness/mpi/status_agreement.hpp"
+#include "harness/mpi/table_stats_gather.hpp"
 
 namespace scaletune::mpi {
 
@@ -22,6 +23,15 @@ using results::Status;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// The job file's devices.memory_gib for `rank` (of the world: a configuration runs on the
+// world's first ranks), else this rank's share of the host's available memory; bytes.
+std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int rank, MPI_Comm native) {
+  const std::vector<double>& gib = devices.memory_gib;
+  if (gib.empty()) return core::host_memory_budget_bytes(node_placement(native).local_size);
+  const double value = gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(rank));
+  return static_cast<std::int64_t>(value * static_cast<double>(1LL << 30));
+}
 
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
                                core::Communicator& comm, MPI_Comm native) {
@@ -34,7 +44,7 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   ctx.sample_offset = std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
   ctx.seed = job.run.seed;
-  ctx.memory_budget_bytes = core::host_memory_budget_bytes(node_placement(native).local_size);
+  ctx.memory_budget_bytes = memory_budget_bytes(job.devices, comm.rank(), native);
   return ctx;
 }
 
@@ -122,6 +132,7 @@ results::ConfigResult describe(const job::Config& config) {
   r.per_rank_batch = config.per_rank_batch;
   r.batch_split = config.batch_split;
   r.precision = config.precision;
+  if (!config.sharding.empty()) r.text_attrs["sharding"] = config.sharding;
   return r;
 }
 
@@ -147,8 +158,12 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
     result.params = workload->params();
     result.flops_per_sample = workload->flops_per_sample();
     for (const auto& [key, value] : workload->attributes()) result.number_attrs[key] = value;
+    for (const auto& [key, value] : workload->text_attributes()) result.text_attrs[key] = value;
   }
-  if (result.status == Status::ok) gather(timings, comm, result);
+  if (result.status == Status::ok) {
+    gather(timings, comm, result);
+    gather_table_stats(workload->table_stats(), comm, result);
+  }
   return result;
 }
 

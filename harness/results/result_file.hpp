@@ -42,12 +42,15 @@ class ResultWriter {
   ~ResultWriter();
 
   /// Writes /configs/<config.id> (replacing a group of the same id), then flushes the file.
-  /// The datasets are written only when config.step_time is non-empty.
-  /// Throws ResultError naming /configs/<id> and the field when the config cannot be stored as
-  /// given: per_rank_batch must be empty (not written: a workload without batches) or hold
-  /// `ranks` entries summing to global_batch, rank_phase_time
-  /// ranks * iterations * phases values, rank_memory_peak `ranks` values, and extra attribute
-  /// names must differ from the fixed ones (results/README.md).
+  /// The datasets are written only when config.step_time is non-empty, the group
+  /// /configs/<id>/embedding only when config.embedding has a value.
+  /// Throws ResultError naming /configs/<id> and the field, before anything is written, when
+  /// the config cannot be stored as given: per_rank_batch must be empty (not written: a
+  /// workload without batches) or hold `ranks` entries summing to global_batch, rank_phase_time
+  /// ranks * iterations * phases values, rank_memory_peak `ranks` values, extra attribute
+  /// names must differ from the fixed ones, and an embedding must have the configuration's
+  /// ranks, lookups and bytes_touched tables * ranks values and reuse_histogram tables * ranks
+  /// * reuse_bins (results/README.md).
   void write_config(const ConfigResult& config);
 
   /// Appends `rows` to the /collectives table (DESIGN.md "Result file"; fields and units in
@@ -78,7 +81,9 @@ class ResultWriter {
 /// Throws ResultError naming the path and what was expected when the file is missing, is not
 /// HDF5, or has no schema_version 1, and naming /configs/<id> and the attribute or dataset
 /// when one is missing, has the wrong shape or breaks a rule of write_config (ranks < 1,
-/// per_rank_batch not `ranks` entries summing to global_batch, ...), and naming /collectives
+/// per_rank_batch not `ranks` entries summing to global_batch, ...) or, in the embedding group,
+/// naming /configs/<id>/embedding/<dataset> when one is missing, has another shape or another
+/// type class (an int64 dataset stored as float64, ...), and naming /collectives
 /// when it is not a one-dimensional compound table with every field of CollectiveResult under
 /// its DESIGN.md name and type class.
 ResultSet read_results(const std::string& path);

@@ -53,6 +53,24 @@ struct SystemInfo {
   std::vector<RankInfo> ranks;  ///< [world_size]
 };
 
+/// Embedding-table statistics of one configuration of the DLRM workload, per table and rank,
+/// for one step's batch (the same batch every step). Stored as the /configs/<id>/embedding
+/// group (results/README.md).
+struct EmbeddingStats {
+  std::vector<std::string> table_names;  ///< [tables]
+  int ranks = 0;                         ///< ranks of the configuration
+  /// [tables * ranks], row-major: lookups (index positions) rank r served for table t per step
+  std::vector<std::int64_t> lookups;
+  /// [tables * ranks]: bytes of embedding rows rank r read for table t per step (lookups x the
+  /// shard's columns x bytes per value)
+  std::vector<std::int64_t> bytes_touched;
+  /// [tables * ranks * reuse_bins]: share of the unique rows rank r read for table t whose access
+  /// count falls in bin b: (0,1], (1,2], (2,4], ..., (2^14,2^15], (2^15,inf); each row of
+  /// reuse_bins sums to 1, or is all 0 when the rank read nothing of that table
+  std::vector<double> reuse_histogram;
+  static constexpr std::size_t reuse_bins = 17;
+};
+
 /// One /configs/<id> group.
 struct ConfigResult {
   std::string id;
@@ -78,7 +96,8 @@ struct ConfigResult {
   std::vector<double> rank_phase_time;            ///< [ranks * iterations * phases], row-major, s
   std::vector<std::int64_t> rank_memory_peak;     ///< [ranks], bytes
   std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
-  std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, ...)
+  std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, plan, ...)
+  std::optional<EmbeddingStats> embedding;        ///< DLRM configurations that ran; else empty
 
   /// Iterations stored in step_time.
   std::size_t iterations() const { return step_time.size(); }

@@ -30,7 +30,14 @@ class BufferLedger {
     return view;
   }
 
-  /// Sum of the bytes of every view made, bytes.
+  /// Counts `bytes` allocated elsewhere (e.g. a HugePageBuffer) under `label`, after checking
+  /// the budget as make() does; call it before allocating them.
+  void count(const std::string& label, std::int64_t bytes) {
+    core::check_memory_budget(m_bytes + bytes, m_budget_bytes, label);
+    m_bytes += bytes;
+  }
+
+  /// Sum of the bytes of every view made and counted, bytes.
   std::int64_t bytes() const { return m_bytes; }
 
  private:

@@ -15,6 +15,9 @@ using HostExec = Kokkos::DefaultHostExecutionSpace;
 using Tensor4 = Kokkos::View<float****, Kokkos::LayoutRight, Kokkos::HostSpace>;
 /// [N, F] matrices (fully-connected activations, logits) or [O, F] weights.
 using Tensor2 = Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+/// [N, F, D] stacks of feature vectors (the DLRM interaction's inputs: F vectors of D values
+/// per sample).
+using Tensor3 = Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace>;
 /// [n] vectors: per-channel parameters, flat parameter and gradient buffers, workspaces.
 using Vector = Kokkos::View<float*, Kokkos::LayoutRight, Kokkos::HostSpace>;
 /// [N] class labels.

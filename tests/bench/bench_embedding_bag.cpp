@@ -1,94 +1,238 @@
 // Embedding-bag forward against a STREAM-style triad (a[i] = b[i] + s * c[i]) on the same
 // machine in the same iteration: both are timed with steady_clock inside each iteration, so
-// drifting load hits both alike. Tables are far larger than the caches; bags draw rows
-// uniformly (DLRM's memory-bound case), 4096 bags of 32 lookups each.
-// Arguments: rows, dim, and whether the table asks for transparent huge pages
-// (madvise(MADV_HUGEPAGE); Debian's default THP mode is "madvise"), which spares a TLB miss
-// per random row. Counters: emb_GBps (table rows read + pooled rows written, bytes / s; index reads
-// not counted), triad_GBps (3 arrays of 2^24 floats per pass, STREAM's count), emb/triad (their
-// ratio; issue 4 target >= 0.5). Run: build/bench/bench_embedding_bag --benchmark_repetitions=5
+// drifting load hits both alike. Tables (HugePageBuffer, 2 GiB) are far larger than the caches;
+// bags of `pooling` lookups draw rows uniformly (DLRM's memory-bound case), 4096 bags a batch.
+// Arguments: rows, dim, pooling, and huge (1: the buffer's MADV_HUGEPAGE advice, sparing a TLB
+// miss per random row; 0: MADV_NOHUGEPAGE, 4 KiB pages). Counters: emb_GBps (table rows read +
+// pooled rows written, bytes / s; index reads not counted), triad_GBps (3 arrays of 2^24 floats
+// per pass, STREAM's count), emb/triad (their ratio; issue 4 target >= 0.5), huge_frac (share
+// of the table the kernel backs with huge pages, from /proc/self/smaps).
+// Two probes of what the core can do at all: BM_RandomRowReadVsTriad reads the same kind of
+// random rows with one load per cache line and nothing else (the random-read ceiling, bytes as
+// emb_GBps), BM_RandomRowLatency follows a chain of dependent random rows (ns per row). Their
+// product / 64 B is the number of cache lines the core keeps in flight.
+// Run: build/bench/bench_embedding_bag --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
 #include <sys/mman.h>
 
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/huge_page_buffer.hpp"
 #include "kernels/host/lookup_inputs.hpp"
 
 namespace {
 
+using scaletune::kernels::HugePageBuffer;
 using scaletune::kernels::IndexVector;
 using scaletune::kernels::Tensor2;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t kBags = 4096;
-constexpr double kPooling = 32;
 constexpr std::size_t kTriadFloats = std::size_t{1} << 24;  // 64 MiB per array
+constexpr std::size_t kLineBytes = 64;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// One pass of the triad over the three arrays.
-void triad(std::vector<float>& a, const std::vector<float>& b, const std::vector<float>& c) {
-  const float s = 3.0f;
-  for (std::size_t i = 0; i < a.size(); ++i) a[i] = b[i] + s * c[i];
-  benchmark::ClobberMemory();
+/// STREAM's triad over three arrays of kTriadFloats floats; run() times one pass.
+class Triad {
+ public:
+  Triad() : m_a(kTriadFloats), m_b(kTriadFloats, 1.0f), m_c(kTriadFloats, 2.0f) {}
+  /// Seconds of one pass.
+  double run() {
+    const auto start = Clock::now();
+    const float s = 3.0f;
+    for (std::size_t i = 0; i < m_a.size(); ++i) m_a[i] = m_b[i] + s * m_c[i];
+    benchmark::ClobberMemory();
+    return seconds_since(start);
+  }
+  /// Bytes one pass moves, STREAM's count (no write-allocate traffic).
+  static constexpr double bytes() { return 3.0 * kTriadFloats * sizeof(float); }
+
+ private:
+  std::vector<float> m_a, m_b, m_c;
+};
+
+/// Fraction of the mapping holding `p` that the kernel backs with huge pages (AnonHugePages /
+/// Size of its /proc/self/smaps entry); 0 when not found.
+double huge_page_fraction(const void* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  double size_kb = 0;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= address && address < end;
+      continue;
+    }
+    if (!inside) continue;
+    std::istringstream field(line);
+    std::string key;
+    double kb = 0;
+    field >> key >> kb;
+    if (key == "Size:") size_kb = kb;
+    if (key == "AnonHugePages:") return size_kb > 0 ? kb / size_kb : 0.0;
+  }
+  return 0.0;
+}
+
+/// A [rows, dim] table in a HugePageBuffer, on huge pages or (huge = false) advised off them
+/// before the first touch, then filled with 0.5.
+struct Table {
+  Table(std::int64_t rows, std::size_t dim, bool huge)
+      : buffer(rows * static_cast<std::int64_t>(dim * sizeof(float))) {
+    if (!huge) madvise(buffer.floats(), static_cast<std::size_t>(buffer.bytes()), MADV_NOHUGEPAGE);
+    view = scaletune::kernels::table_view(buffer, static_cast<std::size_t>(rows), dim);
+    Kokkos::deep_copy(view, 0.5f);
+  }
+  HugePageBuffer buffer;
+  Tensor2 view;
+};
+
+/// kBags bags of exactly `pooling` uniform rows of a `rows`-row table (seed 7).
+scaletune::kernels::LookupBatch uniform_bags(std::int64_t rows, std::int64_t pooling) {
+  scaletune::kernels::LookupBatchSpec spec;
+  spec.batch = kBags;
+  spec.pooling = static_cast<double>(pooling);
+  spec.bag_law = scaletune::kernels::BagSizeLaw::fixed;
+  spec.rows = rows;
+  spec.seed = 7;
+  return scaletune::kernels::generate_lookup_batch(spec);
+}
+
+/// Sets the emb_GBps, triad_GBps and emb/triad counters from totals over all iterations.
+void set_ratio_counters(benchmark::State& state, double emb_bytes, double emb_s, double triad_s) {
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["emb_GBps"] = emb_bytes * n / emb_s / 1e9;
+  state.counters["triad_GBps"] = Triad::bytes() * n / triad_s / 1e9;
+  state.counters["emb/triad"] = (emb_bytes / emb_s) / (Triad::bytes() / triad_s);
 }
 
 void BM_EmbeddingBagVsTriad(benchmark::State& state) {
   const std::int64_t rows = state.range(0);
   const auto dim = static_cast<std::size_t>(state.range(1));
-  const std::size_t table_bytes = static_cast<std::size_t>(rows) * dim * sizeof(float);
-  void* raw = std::aligned_alloc(std::size_t{1} << 21, table_bytes);  // a multiple of 2 MiB
-  if (raw == nullptr) {
-    state.SkipWithError("cannot allocate the table");
-    return;
-  }
-  if (state.range(2) != 0) madvise(raw, table_bytes, MADV_HUGEPAGE);
-  const Tensor2 table(static_cast<float*>(raw), static_cast<std::size_t>(rows), dim);
-  Kokkos::deep_copy(table, 0.5f);
-  scaletune::kernels::LookupBatchSpec spec;
-  spec.batch = kBags;
-  spec.pooling = kPooling;
-  spec.bag_law = scaletune::kernels::BagSizeLaw::fixed;
-  spec.rows = rows;
-  spec.seed = 7;
-  scaletune::kernels::LookupBatch batch = scaletune::kernels::generate_lookup_batch(spec);
+  Table table(rows, dim, state.range(3) != 0);
+  scaletune::kernels::LookupBatch batch = uniform_bags(rows, state.range(2));
   const IndexVector indices(batch.indices.data(), batch.indices.size());
   const IndexVector offsets(batch.offsets.data(), batch.offsets.size());
   const Tensor2 out("out", kBags, dim);
-  std::vector<float> a(kTriadFloats), b(kTriadFloats, 1.0f), c(kTriadFloats, 2.0f);
+  Triad triad;
   double emb_s = 0, triad_s = 0;
   for (auto _ : state) {
     const auto start = Clock::now();
-    scaletune::kernels::embedding_bag_forward(table, indices, offsets,
+    scaletune::kernels::embedding_bag_forward(table.view, indices, offsets,
                                               scaletune::kernels::Pooling::kSum, out);
     Kokkos::fence();
     emb_s += seconds_since(start);
-    const auto mid = Clock::now();
-    triad(a, b, c);
-    triad_s += seconds_since(mid);
+    triad_s += triad.run();
   }
-  const double n = static_cast<double>(state.iterations());
-  const double emb_bytes = static_cast<double>((batch.indices.size() + kBags) * dim * 4);
-  const double triad_bytes = 3.0 * kTriadFloats * 4;
-  state.counters["emb_GBps"] = emb_bytes * n / emb_s / 1e9;
-  state.counters["triad_GBps"] = triad_bytes * n / triad_s / 1e9;
-  state.counters["emb/triad"] = (emb_bytes / emb_s) / (triad_bytes / triad_s);
-  std::free(raw);
+  set_ratio_counters(state, static_cast<double>((batch.indices.size() + kBags) * dim * 4), emb_s,
+                     triad_s);
+  state.counters["huge_frac"] = huge_page_fraction(table.buffer.floats());
 }
 
-// 2^22 rows x 64 and 2^21 rows x 128 floats: 1 GiB tables, with 4 KiB and with huge pages.
+/// Sum of the first float of every cache line of the rows `ids` name: the least work that
+/// still reads each row whole, with a software prefetch `ahead` rows early.
+float touch_rows(const float* table, std::size_t dim, const std::vector<std::int64_t>& ids,
+                 std::size_t ahead) {
+  constexpr std::size_t kLineFloats = kLineBytes / sizeof(float);
+  float sum = 0;
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    if (k + ahead < ids.size()) {
+      const float* next = table + static_cast<std::size_t>(ids[k + ahead]) * dim;
+      for (std::size_t i = 0; i < dim; i += kLineFloats) __builtin_prefetch(next + i, 0, 1);
+    }
+    const float* row = table + static_cast<std::size_t>(ids[k]) * dim;
+    for (std::size_t i = 0; i < dim; i += kLineFloats) sum += row[i];
+  }
+  return sum;
+}
+
+void BM_RandomRowReadVsTriad(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const auto dim = static_cast<std::size_t>(state.range(1));
+  Table table(rows, dim, state.range(3) != 0);
+  const std::vector<std::int64_t> ids = uniform_bags(rows, state.range(2)).indices;
+  Triad triad;
+  double read_s = 0, triad_s = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    benchmark::DoNotOptimize(touch_rows(table.view.data(), dim, ids, 32));
+    read_s += seconds_since(start);
+    triad_s += triad.run();
+  }
+  set_ratio_counters(state, static_cast<double>(ids.size() * dim * 4), read_s, triad_s);
+}
+
+/// Writes into the first 8 bytes of every row the id of the next row of one random cycle
+/// through all rows (Sattolo's algorithm, seed 11).
+void link_rows_in_one_cycle(const Tensor2& table) {
+  const std::size_t rows = table.extent(0);
+  std::vector<std::int64_t> order(rows);
+  std::iota(order.begin(), order.end(), std::int64_t{0});
+  std::mt19937_64 gen(11);
+  for (std::size_t i = rows - 1; i > 0; --i)
+    std::swap(order[i], order[std::uniform_int_distribution<std::size_t>(0, i - 1)(gen)]);
+  for (std::size_t i = 0; i < rows; ++i)
+    std::memcpy(&table(static_cast<std::size_t>(order[i]), 0), &order[(i + 1) % rows],
+                sizeof(std::int64_t));
+}
+
+void BM_RandomRowLatency(benchmark::State& state) {
+  constexpr std::int64_t kSteps = 1 << 20;
+  const std::int64_t rows = state.range(0);
+  const auto dim = static_cast<std::size_t>(state.range(1));
+  Table table(rows, dim, state.range(2) != 0);
+  link_rows_in_one_cycle(table.view);
+  std::int64_t row = 0;
+  double chase_s = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    for (std::int64_t step = 0; step < kSteps; ++step)
+      std::memcpy(&row, &table.view(static_cast<std::size_t>(row), 0), sizeof row);
+    benchmark::DoNotOptimize(row);
+    chase_s += seconds_since(start);
+  }
+  state.counters["ns_per_row"] =
+      chase_s * 1e9 / (static_cast<double>(kSteps) * static_cast<double>(state.iterations()));
+}
+
+constexpr std::int64_t kRows64 = std::int64_t{1} << 23;   // x 64 floats: 2 GiB
+constexpr std::int64_t kRows128 = std::int64_t{1} << 22;  // x 128 floats: 2 GiB
+
 BENCHMARK(BM_EmbeddingBagVsTriad)
-    ->Args({std::int64_t{1} << 22, 64, 0})
-    ->Args({std::int64_t{1} << 22, 64, 1})
-    ->Args({std::int64_t{1} << 21, 128, 0})
-    ->Args({std::int64_t{1} << 21, 128, 1})
+    ->ArgNames({"rows", "dim", "pooling", "huge"})
+    ->ArgsProduct({{kRows64}, {64}, {20, 80}, {0, 1}})
+    ->ArgsProduct({{kRows128}, {128}, {20, 80}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_RandomRowReadVsTriad)
+    ->ArgNames({"rows", "dim", "pooling", "huge"})
+    ->ArgsProduct({{kRows64}, {64}, {80}, {0, 1}})
+    ->ArgsProduct({{kRows128}, {128}, {80}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_RandomRowLatency)
+    ->ArgNames({"rows", "dim", "huge"})
+    ->ArgsProduct({{kRows128}, {128}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

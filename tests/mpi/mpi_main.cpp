@@ -6,23 +6,29 @@
 #include <gtest/gtest.h>
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <string>
 
 namespace {
 
-// Prints each failed assertion of this rank to stderr, "rank R: file:line: message".
+// Prints each failed assertion of this rank to stderr, "rank R: Suite.test: file:line: message".
+// The test's name is kept from OnTestStart: GoogleTest holds its own lock while it reports a
+// result, so asking UnitTest for the current test there would deadlock.
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
  public:
   explicit RankFailurePrinter(int rank) : m_rank(rank) {}
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    m_test = std::string(test.test_suite_name()) + "." + test.name();
+  }
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) return;
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::fprintf(stderr, "rank %d: %s.%s: %s:%d: %s\n", m_rank, test ? test->test_suite_name() : "",
-                 test ? test->name() : "", result.file_name() ? result.file_name() : "?",
-                 result.line_number(), result.message());
+    std::fprintf(stderr, "rank %d: %s: %s:%d: %s\n", m_rank, m_test.c_str(),
+                 result.file_name() ? result.file_name() : "?", result.line_number(),
+                 result.message());
   }
 
  private:
   int m_rank;
+  std::string m_test;
 };
 
 }  // namespace

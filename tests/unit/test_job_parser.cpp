@@ -532,7 +532,7 @@ TEST(JobTables, FarUnknownTableListsTheTables) {
   const JobError e = error_of(kValidJob + "[optimizer]\nlr = 0.1\n");
   EXPECT_EQ(e.key(), "optimizer");
   EXPECT_EQ(e.message(),
-            "unknown table [optimizer]; tables allowed: job, workload, sweep, run, comm");
+            "unknown table [optimizer]; tables allowed: job, workload, sweep, run, comm, devices");
 }
 
 TEST(JobTables, KeyOutsideAnyTable) {
@@ -572,7 +572,7 @@ INSTANTIATE_TEST_SUITE_P(
     Required, JobMissingKey,
     testing::Values(MissingKey{"job", "name", "job.name is required (a non-empty string)"},
                     MissingKey{"workload", "kind",
-                               "workload.kind is required (one of resnet50, collectives)"},
+                               "workload.kind is required (one of resnet50, collectives, dlrm)"},
                     MissingKey{"sweep", "ranks", "sweep.ranks is required"},
                     MissingKey{"sweep", "global_batch", "sweep.global_batch is required"}));
 

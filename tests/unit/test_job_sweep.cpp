@@ -112,7 +112,8 @@ TEST(ConfigId, MatchesTheDocumentedExamples) {
               .global_batch = 256,
               .batch_split = "even",
               .per_rank_batch = {64, 64, 64, 64},
-              .precision = "fp32"};
+              .precision = "fp32",
+              .sharding = ""};
   EXPECT_EQ(config_id(even), "resnet50-r4-b256-even-fp32");
   Config weighted{.id = "",
                   .workload = "resnet50",
@@ -120,7 +121,8 @@ TEST(ConfigId, MatchesTheDocumentedExamples) {
                   .global_batch = 96,
                   .batch_split = "0.5,0.25,0.25",
                   .per_rank_batch = {48, 24, 24},
-                  .precision = "fp32"};
+                  .precision = "fp32",
+                  .sharding = ""};
   EXPECT_EQ(config_id(weighted), "resnet50-r3-b96-w0.5_0.25_0.25-fp32");
 }
 
@@ -131,7 +133,8 @@ TEST(ConfigId, IsStableAndChangesWithEverySweptKey) {
                     .global_batch = 64,
                     .batch_split = "even",
                     .per_rank_batch = {32, 32},
-                    .precision = "fp32"};
+                    .precision = "fp32",
+                    .sharding = ""};
   EXPECT_EQ(config_id(base), config_id(Config(base)));
   Config other = base;
   other.ranks = 4;
@@ -147,6 +150,9 @@ TEST(ConfigId, IsStableAndChangesWithEverySweptKey) {
   EXPECT_NE(config_id(other), config_id(base));
   other = base;
   other.workload = "dlrm";
+  EXPECT_NE(config_id(other), config_id(base));
+  other = base;
+  other.sharding = "table_wise";
   EXPECT_NE(config_id(other), config_id(base));
 }
 
@@ -234,7 +240,8 @@ TEST(ConfigId, CollectivesMatchTheDocumentedExample) {
                            .global_batch = 1,
                            .batch_split = "none",
                            .per_rank_batch = {},
-                           .precision = "fp32"};
+                           .precision = "fp32",
+                           .sharding = ""};
   EXPECT_EQ(config_id(collectives), "collectives-r8-fp32");
   Config other = collectives;
   other.ranks = 16;

@@ -1,10 +1,13 @@
 // Softmax cross-entropy against a naive log-sum-exp in double, central finite differences and
-// closed-form values at logits of 1e4.
+// closed-form values at logits of 1e4; binary cross-entropy on logits against the textbook
+// formula in long double, finite differences and closed forms at logits of +-100.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -134,6 +137,105 @@ TEST(OpsLoss, RejectsBadLabelsAndShapes) {
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
       [&] { softmax_cross_entropy(logits, Labels("labels", 3), 1.0f, Tensor2("d", 3, 9)); },
       "dlogits is [3, 9], expected [3, 10]"));
+}
+
+/// Labels 0, 1, 1, 0, ... as floats.
+Vector alternating_labels(std::size_t n) {
+  const Vector labels("labels", n);
+  for (std::size_t i = 0; i < n; ++i) labels(i) = static_cast<float>((i + 1) / 2 % 2);
+  return labels;
+}
+
+/// -y log s(x) - (1 - y) log(1 - s(x)), s(x) = 1 / (1 + e^-x), summed and scaled, long double.
+long double naive_bce(const Tensor2& logits, const Vector& labels, long double scale) {
+  long double total = 0;
+  for (std::size_t n = 0; n < logits.extent(0); ++n) {
+    const long double s = 1.0L / (1.0L + std::exp(-static_cast<long double>(logits(n, 0))));
+    total += -labels(n) * std::log(s) - (1.0L - labels(n)) * std::log(1.0L - s);
+  }
+  return total * scale;
+}
+
+TEST(OpsBce, ValueAndGradientMatchNaiveFormula) {
+  constexpr std::size_t kRows = 16;
+  const Tensor2 logits("logits", kRows, 1), dlogits("dlogits", kRows, 1);
+  fill_uniform(logits, 7, -8.0f, 8.0f);
+  const Vector labels = alternating_labels(kRows);
+  const double loss = binary_cross_entropy_with_logits(logits, labels, kScale, dlogits);
+  EXPECT_NEAR(loss, static_cast<double>(naive_bce(logits, labels, kScale)), 1e-13);
+  std::vector<double> want(kRows);
+  for (std::size_t n = 0; n < kRows; ++n)
+    want[n] = kScale * (1.0 / (1.0 + std::exp(-double{logits(n, 0)})) - labels(n));
+  EXPECT_TRUE(all_near(to_doubles(dlogits), want, 1e-9, 1e-6));
+}
+
+TEST(OpsBce, LogitsOfPlusMinusHundredStayFinite) {
+  // Per sample (x, y): (100, 1) and (-100, 0) cost log(1 + e^-100) = e^-100 (1 - ...), which
+  // log(sigmoid) in floating point would round to 0; (100, 0) and (-100, 1) cost 100 + e^-100.
+  // Gradients sigmoid(x) - y: -e^-100, 1, -1, e^-100 (up to a relative e^-100).
+  const double tiny = std::exp(-100.0);
+  constexpr double kFloatDenormMin = std::numeric_limits<float>::denorm_min();
+  const float xs[] = {100.0f, 100.0f, -100.0f, -100.0f};
+  const float ys[] = {1.0f, 0.0f, 1.0f, 0.0f};
+  const double want_loss[] = {tiny, 100.0, 100.0, tiny};
+  const double want_grad[] = {-tiny, 1.0, -1.0, tiny};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Tensor2 logits("logits", 1, 1), dlogits("dlogits", 1, 1);
+    const Vector labels("labels", 1);
+    logits(0, 0) = xs[k];
+    labels(0) = ys[k];
+    const double loss = binary_cross_entropy_with_logits(logits, labels, 1.0f, dlogits);
+    EXPECT_NEAR(loss, want_loss[k], 1e-12 * want_loss[k]) << k;
+    // +-e^-100 is a float denormal: it is held to the denormal spacing.
+    EXPECT_NEAR(dlogits(0, 0), want_grad[k],
+                std::max(1e-6 * std::abs(want_grad[k]), 1.0 * kFloatDenormMin))
+        << k;
+  }
+}
+
+TEST(OpsBce, GradientMatchesCentralFiniteDifferencesInPlace) {
+  constexpr std::size_t kRows = 8;
+  const Tensor2 logits("logits", kRows, 1), dlogits("dlogits", kRows, 1), scratch("s", kRows, 1);
+  fill_uniform(logits, 8, -4.0f, 4.0f);
+  const Vector labels = alternating_labels(kRows);
+  const Tensor2 copy("copy", kRows, 1);
+  Kokkos::deep_copy(copy, logits);
+  binary_cross_entropy_with_logits(copy, labels, kScale, copy);  // dlogits aliasing logits
+  binary_cross_entropy_with_logits(logits, labels, kScale, dlogits);
+  EXPECT_TRUE(all_near(to_doubles(copy), to_doubles(dlogits), 0.0));
+  std::vector<double> fd(kRows);
+  for (std::size_t n = 0; n < kRows; ++n) {
+    float& v = logits(n, 0);
+    const float saved = v;
+    v = saved + 1e-3f;
+    const double up_at = v, up = binary_cross_entropy_with_logits(logits, labels, kScale, scratch);
+    v = saved - 1e-3f;
+    const double down_at = v,
+                 down = binary_cross_entropy_with_logits(logits, labels, kScale, scratch);
+    v = saved;
+    fd[n] = (up - down) / (up_at - down_at);
+  }
+  // Truncation error h^2/6 * max|sigmoid''| * scale = 1e-6/6 * 0.1 / 12, about 1e-9.
+  EXPECT_TRUE(all_near(to_doubles(dlogits), fd, 1e-7));
+}
+
+TEST(OpsBce, RejectsLabelsOtherThanZeroOrOneAndBadShapes) {
+  const Tensor2 logits("logits", 3, 1), dlogits("dlogits", 3, 1);
+  const Vector labels = alternating_labels(3);
+  labels(1) = 0.5f;
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
+      [&] { binary_cross_entropy_with_logits(logits, labels, 1.0f, dlogits); },
+      "binary_cross_entropy_with_logits: labels(1) is 0.500000, expected 0 or 1"));
+  labels(1) = 1.0f;
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
+      [&] { binary_cross_entropy_with_logits(Tensor2("l", 3, 2), labels, 1.0f, dlogits); },
+      "logits is [3, 2], expected [3, 1]"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
+      [&] { binary_cross_entropy_with_logits(logits, Vector("labels", 4), 1.0f, dlogits); },
+      "labels is [4], expected [3]"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
+      [&] { binary_cross_entropy_with_logits(logits, labels, 1.0f, Tensor2("d", 2, 1)); },
+      "dlogits is [2, 1], expected [3, 1]"));
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ std::vector<Config> expand_collectives_sweep(const JobSpec& job) {
                   .global_batch = 1,
                   .batch_split = kNoBatchSplit,
                   .per_rank_batch = {},
-                  .precision = job.workload.collectives.dtype};
+                  .precision = job.workload.collectives.dtype,
+                  .sharding = ""};
     config.id = config_id(config);
     configs.push_back(std::move(config));
   }

@@ -19,11 +19,6 @@ bool name_character(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
 }
 
-bool valid_name(std::string_view name) {
-  return !name.empty() && name.size() <= kMaxNameLength && name.front() != '.' &&
-         name.front() != '-' && std::ranges::all_of(name, name_character);
-}
-
 bool control_character(char c) {
   return std::iscntrl(static_cast<unsigned char>(c)) != 0;
 }
@@ -53,6 +48,11 @@ std::string read_output(const TableReader& job, const std::string& name) {
 }
 
 }  // namespace
+
+bool valid_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxNameLength && name.front() != '.' &&
+         name.front() != '-' && std::ranges::all_of(name, name_character);
+}
 
 JobInfo read_job_info(const TableReader& job) {
   job.reject_unknown_keys(kKeys);

@@ -10,18 +10,20 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/job/detail/dlrm_sweep.hpp"
 #include "harness/job/detail/edit_distance.hpp"
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/text.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
+#include "harness/job/job_error.hpp"
 #include "harness/job/sweep.hpp"
 
 namespace scaletune::job::detail {
 namespace {
 
 // ranks first: a kind that sweeps ranks only takes none of the others.
-constexpr std::array<std::string_view, 4> kKeys = {"ranks", "global_batch", "batch_split",
-                                                   "precision"};
+constexpr std::array<std::string_view, 5> kKeys = {"ranks", "global_batch", "batch_split",
+                                                   "precision", "sharding"};
 constexpr std::array<std::string_view, 1> kPrecisions = {"fp32"};
 constexpr std::array<std::string_view, 2> kLaterPrecisions = {"fp16", "bf16"};
 constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
@@ -148,17 +150,26 @@ std::vector<T> values_of(const std::vector<Located<T>>& located) {
 SweepSpec to_spec(const std::vector<Located<int>>& ranks,
                   const std::vector<Located<int>>& global_batch,
                   const std::vector<Located<Split>>& splits,
-                  const std::vector<Located<std::string>>& precision) {
+                  const std::vector<Located<std::string>>& precision,
+                  const std::vector<Located<std::string>>& sharding) {
   SweepSpec spec{.ranks = values_of(ranks),
                  .global_batch = values_of(global_batch),
                  .batch_split = {},
                  .split_weights = {},
-                 .precision = values_of(precision)};
+                 .precision = values_of(precision),
+                 .sharding = values_of(sharding)};
   for (const Located<Split>& split : splits) {
     spec.batch_split.push_back(split.value.text);
     spec.split_weights.push_back(split.value.weights);
   }
   return spec;
+}
+
+/// "1, 2, 4".
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::vector<std::string> counts;
+  for (const int count : ranks) counts.push_back(std::to_string(count));
+  return join(counts, ", ");
 }
 
 void check_weight_lengths(const TableReader& sweep, const SweepSpec& spec,
@@ -167,11 +178,9 @@ void check_weight_lengths(const TableReader& sweep, const SweepSpec& spec,
     const std::vector<double>& weights = split.value.weights;
     const int length = static_cast<int>(weights.size());
     if (weights.empty() || std::ranges::find(spec.ranks, length) != spec.ranks.end()) continue;
-    std::vector<std::string> counts;
-    for (const int ranks : spec.ranks) counts.push_back(std::to_string(ranks));
     sweep.fail(*split.node, "batch_split",
                "batch_split weight list [" + split.value.text + "] has " + std::to_string(length) +
-                   " weights but ranks lists " + join(counts, ", ") +
+                   " weights but ranks lists " + ranks_text(spec.ranks) +
                    "; a weight list applies to the ranks value equal to its length");
   }
 }
@@ -203,8 +212,67 @@ void check_splits(const TableReader& sweep, const SweepSpec& spec,
   }
 }
 
-/// For a kind that sweeps ranks only: throws at the first of global_batch, batch_split and
-/// precision that is present.
+std::string read_sharding_value(const TableReader& sweep, const toml::node& element,
+                                const DlrmOptions& options) {
+  std::string sharding = sweep.as_string(element, "sharding");
+  std::vector<std::string_view> known(kShardingSchemes.begin(), kShardingSchemes.end());
+  for (const ExplicitPlan& plan : options.plans) known.push_back(plan.name);
+  if (std::ranges::find(known, sharding) != known.end()) return sharding;
+  sweep.fail(element, "sharding",
+             "unknown sharding '" + sharding + "'; expected one of " + join(known, ", ") +
+                 " (built-in schemes and the plans of [workload.plans])" +
+                 did_you_mean(sharding, known));
+}
+
+/// [sweep] sharding: required for a kind that sweeps it, an error for the others (empty result).
+std::vector<Located<std::string>> read_shardings(const TableReader& sweep, const WorkloadKind& kind,
+                                                 const WorkloadSpec& workload) {
+  const toml::node* node = sweep.find("sharding");
+  if (!kind.sweeps_sharding) {
+    if (node != nullptr)
+      sweep.fail(*node, "sharding",
+                 "sharding is not used by workload.kind = \"" + std::string(kind.name) +
+                     "\": only kind dlrm shards embedding tables; remove it");
+    return {};
+  }
+  if (node == nullptr)
+    throw JobError(std::string(sweep.file()), 0, 0, "sharding",
+                   "sharding is required for workload kind " + std::string(kind.name) +
+                       "; e.g. sharding = [\"table_wise\", \"row_wise\"]");
+  return read_list<std::string>(sweep, "sharding", "a list of strings", {},
+                                [&](const toml::node& element) {
+                                  return read_sharding_value(sweep, element, workload.dlrm);
+                                });
+}
+
+/// Every explicit plan applies to some ranks value, and every ranks value has a sharding.
+void check_shardings(const TableReader& sweep, const WorkloadSpec& workload,
+                     const std::vector<Located<int>>& ranks,
+                     const std::vector<Located<std::string>>& shardings) {
+  const std::vector<int> counts = values_of(ranks);
+  for (const Located<std::string>& sharding : shardings) {
+    const auto plan = std::ranges::find(workload.dlrm.plans, sharding.value, &ExplicitPlan::name);
+    if (plan == workload.dlrm.plans.end() || std::ranges::max(counts) >= min_ranks(*plan)) continue;
+    const int needed = min_ranks(*plan);
+    sweep.fail(*sharding.node, "sharding",
+               "plan '" + sharding.value + "' places a shard on rank " +
+                   std::to_string(needed - 1) + ", so it needs at least " +
+                   counted(needed, "rank") + ", but ranks lists " + ranks_text(counts) +
+                   "; add a ranks value of " + std::to_string(needed) +
+                   " or more, or change the plan's ranks");
+  }
+  for (const Located<int>& count : ranks)
+    if (std::ranges::none_of(shardings, [&](const Located<std::string>& sharding) {
+          return sharding_applies(workload.dlrm, sharding.value, count.value);
+        }))
+      sweep.fail(*count.node, "ranks",
+                 "no sharding entry applies to " + counted(count.value, "rank") +
+                     " (each plan listed needs more); add a built-in scheme such as "
+                     "\"table_wise\" to sharding");
+}
+
+/// For a kind that sweeps ranks only: throws at the first of global_batch, batch_split,
+/// precision and sharding that is present.
 void reject_batch_keys(const TableReader& sweep, const WorkloadKind& kind) {
   for (const std::string_view key : std::span(kKeys).subspan(1)) {
     const toml::node* node = sweep.find(key);
@@ -217,7 +285,8 @@ void reject_batch_keys(const TableReader& sweep, const WorkloadKind& kind) {
 
 }  // namespace
 
-SweepSpec read_sweep(const TableReader& sweep, const WorkloadKind& kind) {
+SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload) {
+  const WorkloadKind& kind = workload_kind(workload.kind);
   sweep.reject_unknown_keys(kKeys);
   if (!kind.sweeps_batch) {
     reject_batch_keys(sweep, kind);
@@ -225,7 +294,8 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadKind& kind) {
                      .global_batch = {},
                      .batch_split = {},
                      .split_weights = {},
-                     .precision = {}};
+                     .precision = {},
+                     .sharding = {}};
   }
   const std::vector<Located<int>> ranks = read_counts(sweep, "ranks", kMaxRanks);
   const std::vector<Located<int>> global_batch =
@@ -234,9 +304,11 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadKind& kind) {
   const std::vector<Located<std::string>> precision = read_list<std::string>(
       sweep, "precision", "a list of strings", {"fp32"},
       [&](const toml::node& element) { return read_precision(sweep, element); });
-  const SweepSpec spec = to_spec(ranks, global_batch, splits, precision);
+  const std::vector<Located<std::string>> shardings = read_shardings(sweep, kind, workload);
+  const SweepSpec spec = to_spec(ranks, global_batch, splits, precision, shardings);
   check_weight_lengths(sweep, spec, splits);
   check_splits(sweep, spec, ranks, global_batch);
+  if (kind.sweeps_sharding) check_shardings(sweep, workload, ranks, shardings);
   return spec;
 }
 

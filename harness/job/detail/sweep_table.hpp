@@ -6,18 +6,21 @@
 namespace scaletune::job::detail {
 
 class TableReader;
-struct WorkloadKind;
 
-/// Reads [sweep] for a job of workload `kind`. A kind that sweeps ranks only (!sweeps_batch)
-/// takes ranks alone (required list of integers in [1, 2^20]); global_batch, batch_split and
-/// precision are errors for it and the other lists of the result stay empty. Otherwise it reads
-/// [sweep]: ranks (required list of integers in [1, 2^20]), global_batch (required list of
-/// integers in [1, 2^30]), batch_split (default ["even"]; "even" or a list of finite weights > 0
-/// with a finite sum, checked at that list) and precision (default ["fp32"]). Every
-/// value must be a non-empty list without repeats. Then checks that every weight list's length
-/// is a ranks value, that every ranks value has a batch_split that applies, and that every
-/// global batch splits over every ranks value it meets (even_split / weighted_split).
-/// Throws JobError at the offending node.
-SweepSpec read_sweep(const TableReader& sweep, const WorkloadKind& kind);
+/// Reads [sweep] for a job of the validated `workload` (its kind, and for kind dlrm its plans). A
+/// kind that sweeps ranks only (!sweeps_batch) takes ranks alone (required list of integers in [1,
+/// 2^20]); global_batch, batch_split and precision are errors for it and the other lists of the
+/// result stay empty. Otherwise it reads [sweep]: ranks (required list of integers in [1, 2^20]),
+/// global_batch (required list of integers in [1, 2^30]), batch_split (default ["even"]; "even" or
+/// a list of finite weights > 0 with a finite sum, checked at that list) and precision (default
+/// ["fp32"]). Every value must be a non-empty list without repeats. Then checks that every weight
+/// list's length is a ranks value, that every ranks value has a batch_split that applies, and that
+/// every global batch splits over every ranks value it meets (even_split / weighted_split).
+/// sharding is required for a kind that sweeps it (dlrm) and an error for the others: a
+/// non-empty list of distinct kShardingSchemes values and [workload.plans] names (did-you-mean
+/// on a typo); each explicit plan must apply (sharding_applies) to some ranks value, and every
+/// ranks value must have a sharding that applies. Throws JobError at the offending node (a
+/// missing sharding at line 0).
+SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload);
 
 }  // namespace scaletune::job::detail

@@ -62,6 +62,13 @@ std::string_view type_word(const toml::node& node) {
 TableReader::TableReader(const toml::table* table, std::string name, std::string_view file)
     : m_table(table), m_name(std::move(name)), m_file(file) {}
 
+std::vector<std::string_view> TableReader::keys() const {
+  std::vector<std::string_view> names;
+  if (m_table == nullptr) return names;
+  for (const auto& entry : *m_table) names.push_back(entry.first.str());
+  return names;
+}
+
 const toml::node* TableReader::find(std::string_view key) const {
   return m_table == nullptr ? nullptr : m_table->get(key);
 }

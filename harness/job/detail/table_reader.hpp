@@ -26,6 +26,12 @@ class TableReader {
   /// `table` may be null (absent); `name` is "" for the root; `file` is used in messages.
   TableReader(const toml::table* table, std::string name, std::string_view file);
 
+  /// The job file's path as given to the parser (for messages and relative paths).
+  std::string_view file() const { return m_file; }
+
+  /// The keys of the table in TOML++'s order (sorted); empty for an absent table.
+  std::vector<std::string_view> keys() const;
+
   /// The node of `key`, or null when the key is absent.
   const toml::node* find(std::string_view key) const;
 

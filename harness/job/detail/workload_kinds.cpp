@@ -7,6 +7,8 @@
 #include "harness/job/detail/batch_sweep.hpp"
 #include "harness/job/detail/collectives_options.hpp"
 #include "harness/job/detail/collectives_sweep.hpp"
+#include "harness/job/detail/dlrm_options.hpp"
+#include "harness/job/detail/dlrm_sweep.hpp"
 #include "harness/job/detail/edit_distance.hpp"
 #include "harness/job/detail/resnet50_options.hpp"
 #include "harness/job/detail/table_reader.hpp"
@@ -15,12 +17,13 @@
 namespace scaletune::job::detail {
 namespace {
 
-const std::array<WorkloadKind, 2> kKinds = {
+const std::array<WorkloadKind, 3> kKinds = {
     WorkloadKind{.name = "resnet50",
                  .option_keys = resnet50_option_keys(),
                  .read_options = read_resnet50_options,
                  .describe_options = describe_resnet50_options,
                  .sweeps_batch = true,
+                 .sweeps_sharding = false,
                  .expand = expand_batch_sweep,
                  .device_buffers = false},
     WorkloadKind{.name = "collectives",
@@ -28,8 +31,17 @@ const std::array<WorkloadKind, 2> kKinds = {
                  .read_options = read_collectives_options,
                  .describe_options = describe_collectives_options,
                  .sweeps_batch = false,
+                 .sweeps_sharding = false,
                  .expand = expand_collectives_sweep,
                  .device_buffers = true},
+    WorkloadKind{.name = "dlrm",
+                 .option_keys = dlrm_option_keys(),
+                 .read_options = read_dlrm_options,
+                 .describe_options = describe_dlrm_options,
+                 .sweeps_batch = true,
+                 .sweeps_sharding = true,
+                 .expand = expand_dlrm_sweep,
+                 .device_buffers = false},
 };
 
 std::vector<std::string_view> kind_names() {

@@ -15,7 +15,8 @@ class TableReader;
 
 /// One workload kind: its name, the [workload] keys it takes besides "kind", a reader that
 /// fills its options in a WorkloadSpec, a one-line description of those options, what its
-/// [sweep] takes, how its configurations are made and whether NCCL can serve it.
+/// [sweep] takes (batch keys, sharding), how its configurations are made and whether NCCL can serve
+/// it.
 struct WorkloadKind {
   std::string_view name;
   std::span<const std::string_view> option_keys;
@@ -24,6 +25,9 @@ struct WorkloadKind {
   /// true: [sweep] takes global_batch (required), batch_split and precision besides ranks;
   /// false: ranks only, and those keys are errors.
   bool sweeps_batch;
+  /// true: [sweep] takes sharding (required; kShardingSchemes values and the kind's explicit
+  /// plans); false: sharding is an error.
+  bool sweeps_sharding;
   /// The configurations of a validated job of this kind, in run order (expand_sweep).
   std::vector<Config> (*expand)(const JobSpec& job);
   /// Whether its buffers can live in device memory, which [comm] backend "nccl" needs.

@@ -7,20 +7,6 @@
 namespace scaletune::results::detail {
 namespace {
 
-/// Name of a type class, for error messages.
-std::string class_name(H5T_class_t type_class) {
-  switch (type_class) {
-    case H5T_INTEGER:
-      return "integer";
-    case H5T_FLOAT:
-      return "float";
-    case H5T_STRING:
-      return "string";
-    default:
-      return "type class " + std::to_string(static_cast<int>(type_class));
-  }
-}
-
 /// The field names of `row` joined by ", ".
 std::string field_list(hid_t row, const H5Where& at) {
   std::string list;
@@ -51,7 +37,8 @@ void check_compound_fields(const Dataset& dataset, hid_t row, const H5Where& at)
     const H5T_class_t want = SCALETUNE_H5(at, H5Tget_member_class(row, i));
     const H5T_class_t got = SCALETUNE_H5(at, H5Tget_member_class(stored.id(), index));
     if (got != want)
-      at.fail("field " + wanted[i] + " is " + class_name(got) + "; expected " + class_name(want));
+      at.fail("field " + wanted[i] + " is " + type_class_name(got) + "; expected " +
+              type_class_name(want));
   }
 }
 

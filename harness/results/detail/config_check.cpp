@@ -47,6 +47,19 @@ void check_per_iteration(const ConfigResult& config, const H5Where& at) {
   check_size(config.rank_memory_peak.size(), ranks, "rank_memory_peak", "ranks", at);
 }
 
+void check_embedding(const ConfigResult& config, const H5Where& at) {
+  if (!config.embedding) return;
+  const EmbeddingStats& stats = *config.embedding;
+  if (stats.ranks != config.ranks)
+    at.fail("embedding.ranks is " + std::to_string(stats.ranks) +
+            "; expected the configuration's ranks (" + std::to_string(config.ranks) + ")");
+  const std::size_t cells = stats.table_names.size() * static_cast<std::size_t>(config.ranks);
+  check_size(stats.lookups.size(), cells, "embedding.lookups", "tables * ranks", at);
+  check_size(stats.bytes_touched.size(), cells, "embedding.bytes_touched", "tables * ranks", at);
+  check_size(stats.reuse_histogram.size(), cells * EmbeddingStats::reuse_bins,
+             "embedding.reuse_histogram", "tables * ranks * reuse_bins", at);
+}
+
 void check_extra_names(const ConfigResult& config, const H5Where& at) {
   const auto check = [&](const std::string& name) {
     if (name.empty()) at.fail("an extra attribute has an empty name");
@@ -72,7 +85,9 @@ void check_attributes(const ConfigResult& config, const H5Where& configs) {
 
 void check_storable(const ConfigResult& config, const H5Where& configs) {
   check_attributes(config, configs);
-  check_per_iteration(config, configs.child(config.id));
+  const H5Where at = configs.child(config.id);
+  check_per_iteration(config, at);
+  check_embedding(config, at);
 }
 
 }  // namespace scaletune::results::detail

@@ -20,8 +20,11 @@ void check_attributes(const ConfigResult& config, const H5Where& configs);
 
 /// check_attributes(), and: without step_time there is no other per-iteration data
 /// (rank_phase_time, phase_names, rank_memory_peak empty); with it, rank_phase_time holds
-/// ranks * iterations * phases values and rank_memory_peak holds `ranks`. Throws ResultError
-/// naming /configs/<id> and the field. The writer calls it before writing a configuration.
+/// ranks * iterations * phases values and rank_memory_peak holds `ranks`; an embedding, when
+/// given, has ranks equal to the configuration's, and lookups and bytes_touched hold tables *
+/// ranks values, reuse_histogram tables * ranks * reuse_bins (tables = table_names.size()).
+/// Throws ResultError naming /configs/<id> and the field (embedding.lookups, ...). The writer
+/// calls it before writing a configuration, so a rejected one leaves nothing behind.
 void check_storable(const ConfigResult& config, const H5Where& configs);
 
 }  // namespace scaletune::results::detail

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "harness/results/detail/config_check.hpp"
+#include "harness/results/detail/embedding_io.hpp"
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
@@ -51,22 +52,6 @@ ConfigDatasets dataset_specs(hsize_t ranks, hsize_t iterations, hsize_t phases) 
           {{ranks, iterations, phases}, "ranks,iterations,phases", "s"},
           {{phases}, "phases", ""},
           {{ranks}, "ranks", "bytes"}};
-}
-
-/// "[4,20,3]"
-std::string shape_text(const std::vector<hsize_t>& dims) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    text += (i > 0 ? "," : "") + std::to_string(dims[i]);
-  return text + "]";
-}
-
-/// Throws ResultError naming dataset `name` unless its shape is spec.dims.
-void expect_shape(const std::vector<hsize_t>& got, const DatasetSpec& spec, const H5Where& where,
-                  const std::string& name) {
-  if (got != spec.dims)
-    where.child(name).fail("shape " + shape_text(got) + "; expected [" + spec.dim_names +
-                           "] = " + shape_text(spec.dims));
 }
 
 void write_attributes(hid_t group, const H5Where& at, const ConfigResult& config) {
@@ -157,6 +142,7 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
   const H5Where at = where.child(config.id);
   write_attributes(group.id(), at, config);
   if (!config.step_time.empty()) write_datasets(group.id(), at, config);
+  if (config.embedding) write_embedding_group(group.id(), at, *config.embedding);
 }
 
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id) {
@@ -167,6 +153,7 @@ ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::s
   read_attributes(group.id(), at, config);
   check_attributes(config, where);
   if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
+  config.embedding = read_embedding_group(group.id(), at, config.ranks);
   return config;
 }
 

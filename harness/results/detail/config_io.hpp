@@ -25,7 +25,8 @@ Status read_config_status(hid_t group, const H5Where& at);
 /// Writes group <config.id> into group `configs` (at `where`), replacing a group of that id:
 /// the fixed attributes, number_attrs as float64 and text_attrs as string attributes, and,
 /// when step_time is non-empty, the datasets step_time [iterations] s, rank_phase_time
-/// [ranks, iterations, phases] s, phase_names [phases] and rank_memory_peak [ranks] bytes.
+/// [ranks, iterations, phases] s, phase_names [phases] and rank_memory_peak [ranks] bytes, and,
+/// when embedding has a value, the group embedding (embedding_io.hpp).
 /// The caller checks the config first (config_check.hpp).
 void write_config_group(hid_t configs, const H5Where& where, const ConfigResult& config);
 
@@ -33,9 +34,11 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
 /// names become number_attrs (numbers) or text_attrs (strings). The attributes must then pass
 /// the writer's rules (check_attributes in config_check.hpp: ranks >= 1, per_rank_batch of
 /// `ranks` entries summing to global_batch, ...), before any shape is computed from them. The
-/// datasets are read when step_time is present. Throws ResultError naming /configs/<id> and
-/// the missing attribute or dataset, the attribute that breaks a rule and what was expected,
-/// or the dataset whose shape does not match [ranks, iterations, phases].
+/// datasets are read when step_time is present, the embedding group when present (else
+/// embedding is empty). Throws ResultError naming /configs/<id> and the missing attribute or
+/// dataset, the attribute that breaks a rule and what was expected, or the dataset whose shape
+/// does not match [ranks, iterations, phases] (or whose shape or type class does not match the
+/// embedding group's, read_embedding_group in embedding_io.hpp).
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id);
 
 }  // namespace scaletune::results::detail

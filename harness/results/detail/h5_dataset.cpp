@@ -13,6 +13,14 @@ void check_count(std::size_t count, const DatasetSpec& spec, const H5Where& at) 
     at.fail(std::to_string(count) + " values do not fill the shape [" + spec.dim_names + "]");
 }
 
+/// "[4,20,3]"
+std::string shape_text(const std::vector<hsize_t>& dims) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < dims.size(); ++i)
+    text += (i > 0 ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
 /// Number of elements of an open dataset.
 std::size_t dataset_points(const Dataset& dataset, const H5Where& at) {
   const Dataspace space{SCALETUNE_H5(at, H5Dget_space(dataset.id()))};
@@ -76,6 +84,23 @@ Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name)
 std::vector<hsize_t> dataset_dims(const Dataset& dataset, const H5Where& at) {
   const Dataspace space{SCALETUNE_H5(at, H5Dget_space(dataset.id()))};
   return dataspace_dims(space.id(), at);
+}
+
+void expect_shape(const std::vector<hsize_t>& got, const DatasetSpec& spec, const H5Where& where,
+                  const std::string& name) {
+  if (got != spec.dims)
+    where.child(name).fail("shape " + shape_text(got) + "; expected [" + spec.dim_names +
+                           "] = " + shape_text(spec.dims));
+}
+
+void expect_type_class(hid_t group, const H5Where& where, const std::string& name,
+                       H5T_class_t expected) {
+  const Dataset dataset = open_dataset(group, where, name);
+  const H5Where at = where.child(name);
+  const Datatype type{SCALETUNE_H5(at, H5Dget_type(dataset.id()))};
+  const H5T_class_t found = SCALETUNE_H5(at, H5Tget_class(type.id()));
+  if (found != expected)
+    at.fail("stored type is " + type_class_name(found) + "; expected " + type_class_name(expected));
 }
 
 Array<double> read_double_dataset(hid_t group, const H5Where& where, const std::string& name) {

@@ -49,6 +49,18 @@ Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name)
 /// Shape of an open dataset ({} for a scalar).
 std::vector<hsize_t> dataset_dims(const Dataset& dataset, const H5Where& at);
 
+/// Throws ResultError naming dataset `name` of the group at `where` unless `got` (its shape) is
+/// spec.dims: "shape [2]; expected [ranks] = [3]".
+void expect_shape(const std::vector<hsize_t>& got, const DatasetSpec& spec, const H5Where& where,
+                  const std::string& name);
+
+/// Throws ResultError naming dataset `name` of `group` unless its stored type is of class
+/// `expected` (H5T_INTEGER, H5T_FLOAT, H5T_STRING): "stored type is float; expected integer".
+/// HDF5 would otherwise convert numbers silently (float64 to int64 by truncation). Throws
+/// "missing dataset <name>" when absent.
+void expect_type_class(hid_t group, const H5Where& where, const std::string& name,
+                       H5T_class_t expected);
+
 /// Reads numeric dataset `name` as float64 (HDF5 converts other number types).
 Array<double> read_double_dataset(hid_t group, const H5Where& where, const std::string& name);
 /// Reads numeric dataset `name` as int64 (HDF5 converts other integer types).

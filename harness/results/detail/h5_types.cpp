@@ -6,6 +6,19 @@
 
 namespace scaletune::results::detail {
 
+std::string type_class_name(H5T_class_t type_class) {
+  switch (type_class) {
+    case H5T_INTEGER:
+      return "integer";
+    case H5T_FLOAT:
+      return "float";
+    case H5T_STRING:
+      return "string";
+    default:
+      return "type class " + std::to_string(static_cast<int>(type_class));
+  }
+}
+
 Datatype vlen_string_type(const H5Where& where) {
   Datatype type{SCALETUNE_H5(where, H5Tcopy(H5T_C_S1))};
   SCALETUNE_H5(where, H5Tset_size(type.id(), H5T_VARIABLE));

@@ -31,6 +31,9 @@ hid_t native_type() {
   }
 }
 
+/// Name of a type class, for error messages: "integer", "float", "string", or "type class N".
+std::string type_class_name(H5T_class_t type_class);
+
 /// Variable-length, null-terminated UTF-8 string type; in memory one `char*` per element.
 Datatype vlen_string_type(const H5Where& where);
 

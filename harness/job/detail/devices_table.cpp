@@ -1,0 +1,38 @@
+#include "harness/job/detail/devices_table.hpp"
+
+#include <array>
+#include <string_view>
+
+#include "harness/job/detail/table_reader.hpp"
+
+namespace scaletune::job::detail {
+namespace {
+
+constexpr std::array<std::string_view, 1> kKeys = {"memory_gib"};
+
+std::vector<double> read_memory_gib(const TableReader& devices) {
+  const toml::node* node = devices.find("memory_gib");
+  if (node == nullptr) return {};
+  if (node->is_number()) return {devices.as_positive_number(*node, "memory_gib", kMaxMemoryGib)};
+  const toml::array* list = node->as_array();
+  if (list == nullptr)
+    devices.fail_type(*node, "memory_gib",
+                      "a number or a list of numbers (GiB per rank), e.g. memory_gib = 16");
+  if (list->empty())
+    devices.fail(*node, "memory_gib",
+                 "memory_gib must not be an empty list; give one value for every rank or one "
+                 "per rank");
+  std::vector<double> memory_gib;
+  for (const toml::node& element : *list)
+    memory_gib.push_back(devices.as_positive_number(element, "memory_gib", kMaxMemoryGib));
+  return memory_gib;
+}
+
+}  // namespace
+
+DevicesSpec read_devices(const TableReader& devices) {
+  devices.reject_unknown_keys(kKeys);
+  return DevicesSpec{.memory_gib = read_memory_gib(devices)};
+}
+
+}  // namespace scaletune::job::detail

@@ -1,0 +1,103 @@
+#pragma once
+// DLRM-style recommendation workload (Naumov et al., "Deep Learning Recommendation Model for
+// Personalization and Recommendation Systems", arXiv:1906.00091, 2019; MLPerf Training's DLRM):
+// dense features through a bottom MLP, sum-pooled embedding bags of every table, pairwise
+// dot-product interaction, top MLP, binary cross-entropy. The dense part is data-parallel;
+// the tables are sharded by a plan (sharding_plan.hpp) and trade pooled embeddings through
+// all-to-all(v).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/core/workload.hpp"
+#include "harness/job/job.hpp"
+#include "kernels/dlrm/dlrm_memory.hpp"
+#include "kernels/dlrm/rank_layout.hpp"
+#include "kernels/dlrm/sharded_embeddings.hpp"
+#include "kernels/host/mlp.hpp"
+#include "kernels/host/tensor.hpp"
+
+namespace scaletune::kernels {
+
+/// One rank's DLRM (registered as workload "dlrm"). Synthetic data (dlrm_inputs.hpp): the same
+/// batch every step, identical for a global sample whatever the split and plan. Initial weights
+/// depend on the seed only: MLPs by init_mlp_parameters (bottom seeded seed + 1, top seed + 2),
+/// tables by embedding_initial_value. Loss: BCE with logits over the global batch, each rank's
+/// share scaled by 1 / global_batch, so summed gradients are those of the global mean loss.
+/// Dense weights: plain SGD (momentum 0, no weight decay) after a bucketed all-reduce;
+/// embeddings: row-sparse SGD or rowwise Adagrad (a column-wise shard keeps its own rowwise
+/// Adagrad state over its columns, as FBGEMM's fused optimizer does per shard).
+class Dlrm final : public core::Workload {
+ public:
+  /// Makes the plan `sharding` over config.ranks = ctx.comm->size() ranks with the batch split
+  /// per_rank_batch, estimates this rank's memory (estimate_dlrm_memory) and, when it exceeds
+  /// ctx.memory_budget_bytes (> 0), throws core::MemoryBudgetExceeded naming the rank, the
+  /// plan, the need with its parts and the budget, before allocating the model. Otherwise
+  /// allocates and initialises everything. Throws std::invalid_argument on bad options or a
+  /// context that does not match per_rank_batch, std::bad_alloc when memory runs out.
+  Dlrm(const job::DlrmOptions& options, const std::string& sharding,
+       const std::vector<int>& per_rank_batch, const core::RankContext& ctx);
+  ~Dlrm() override;
+  Dlrm(const Dlrm&) = delete;
+  Dlrm& operator=(const Dlrm&) = delete;
+
+  /// {"emb_fwd", "alltoall_fwd", "mlp_fwd", "interaction", "mlp_bwd", "alltoall_bwd",
+  /// "emb_bwd", "allreduce", "optimizer"}. mlp_fwd covers the bottom MLP, the top MLP and the
+  /// loss; mlp_bwd both MLPs' backward; interaction its forward and backward and the assembly of
+  /// its inputs.
+  std::vector<std::string> phase_names() const override;
+  /// One training step (see the class comment). Collective over ctx.comm.
+  void step(core::PhaseTimer& timer) override;
+  /// Dense parameters plus every table's rows x dim (the whole model, not this rank's share).
+  double params() const override;
+  /// 3 x 2 x (MLP multiply-adds + interaction dot products' F (F-1) / 2 x dim) + 2 x sum over
+  /// tables of pooling x dim (the adds of embedding forward and backward), FLOP per sample.
+  double flops_per_sample() const override;
+  /// Bytes this rank allocated, each buffer counted as made (tables, optimizer state, pooled and
+  /// exchange buffers, dense model, MLP activations, lookups, the row-sparse gradients of the
+  /// latest backward), plus the largest backward sort workspace (computed from the lookups).
+  std::int64_t memory_peak_bytes() const override;
+  /// tables, embedding_dim, total_rows, dense_params, mean_pooling, memory_estimate (bytes).
+  std::vector<std::pair<std::string, double>> attributes() const override;
+  /// plan (describe_plan), index_distribution, embedding_optimizer.
+  std::vector<std::pair<std::string, std::string>> text_attributes() const override;
+  /// Per table: lookups, bytes touched (lookups x shard cols x 4) and reuse histogram of the
+  /// rank's piece of the table.
+  std::vector<core::TableRankStats> table_stats() const override;
+
+  /// This rank's layout (plan, shards, exchange counts).
+  const RankLayout& layout() const { return m_layout; }
+  /// The memory estimate the constructor checked.
+  const DlrmMemory& memory_estimate() const { return m_estimate; }
+  /// This rank's embedding shards.
+  const ShardedEmbeddings& embeddings() const { return *m_embeddings; }
+  /// Dense parameters: bottom MLP then top MLP (Mlp layout each).
+  std::span<const float> dense_parameters() const;
+  /// Logits of this rank's samples from the latest step, [local batch, 1].
+  const Tensor2& logits() const { return m_logits; }
+  /// This rank's loss share of the latest step (sum over its samples / global batch).
+  double last_loss() const { return m_loss; }
+
+ private:
+  void forward_dense(core::PhaseTimer& timer);
+  void backward_dense(core::PhaseTimer& timer);
+
+  job::DlrmOptions m_options;
+  core::RankContext m_ctx;
+  RankLayout m_layout;
+  DlrmMemory m_estimate;
+  detail::BufferLedger m_ledger;
+  std::unique_ptr<ShardedEmbeddings> m_embeddings;
+  Vector m_params, m_grads, m_velocity;
+  std::unique_ptr<Mlp> m_bottom, m_top;
+  Tensor2 m_dense, m_logits, m_dlogits, m_inter, m_dinter, m_dbottom;
+  Vector m_labels;
+  Tensor3 m_z, m_dz;
+  double m_loss = 0.0;
+};
+
+}  // namespace scaletune::kernels
