@@ -96,21 +96,26 @@ void ShardedEmbeddings::forward() {
   pack_forward();
 }
 
-// Send block to peer q: for each model-parallel shard, in table order, the pooled rows of q's
-// samples [batch(q), cols] (contiguous rows of the [global batch, cols] buffer).
-void ShardedEmbeddings::pack_forward() {
-  float* out = m_send.data();
-  for (int q = 0; q < m_layout.ranks; ++q) {
-    const auto first = static_cast<std::size_t>(m_layout.batch_start[static_cast<std::size_t>(q)]);
-    const auto batch =
-        static_cast<std::size_t>(m_layout.per_rank_batch[static_cast<std::size_t>(q)]);
+// The forward send buffer holds, for each peer q in turn and each model-parallel shard in
+// table order, the pooled rows of q's samples ([batch(q), cols]: contiguous rows of the shard's
+// [global batch, cols] buffer). Calls f(rows, count) for each block in that order.
+template <class F>
+void ShardedEmbeddings::for_each_exchange_block(F&& f) {
+  for (std::size_t q = 0; q < static_cast<std::size_t>(m_layout.ranks); ++q) {
+    const auto first = static_cast<std::size_t>(m_layout.batch_start[q]);
+    const auto batch = static_cast<std::size_t>(m_layout.per_rank_batch[q]);
     for (std::size_t i = 0; i < m_shards.size(); ++i) {
       if (m_layout.shards[i].replica) continue;
-      const Tensor2& pooled = m_shards[i].pooled;
-      const float* from = &pooled(first, 0);
-      out = std::copy(from, from + batch * pooled.extent(1), out);
+      const Tensor2& rows = m_shards[i].pooled;
+      f(&rows(first, 0), batch * rows.extent(1));
     }
   }
+}
+
+void ShardedEmbeddings::pack_forward() {
+  float* out = m_send.data();
+  for_each_exchange_block(
+      [&](const float* rows, std::size_t count) { out = std::copy(rows, rows + count, out); });
 }
 
 void ShardedEmbeddings::exchange_forward(core::Communicator& comm) {
@@ -160,22 +165,14 @@ void ShardedEmbeddings::exchange_backward(core::Communicator& comm) {
   exchange(comm, m_layout, m_recv, m_layout.recv_counts, m_send, m_layout.send_counts);
 }
 
-// The backward receive buffer has pack_forward's layout: copy each block back into the rows of
-// the shard's [global batch, cols] gradient.
+// The backward receive buffer has the forward send buffer's layout: copy each block back into
+// the rows of the shard's [global batch, cols] gradient.
 void ShardedEmbeddings::unpack_backward() {
   const float* in = m_send.data();
-  for (int q = 0; q < m_layout.ranks; ++q) {
-    const auto first = static_cast<std::size_t>(m_layout.batch_start[static_cast<std::size_t>(q)]);
-    const auto batch =
-        static_cast<std::size_t>(m_layout.per_rank_batch[static_cast<std::size_t>(q)]);
-    for (std::size_t i = 0; i < m_shards.size(); ++i) {
-      if (m_layout.shards[i].replica) continue;
-      const Tensor2& grad = m_shards[i].pooled;
-      const std::size_t count = batch * grad.extent(1);
-      std::copy(in, in + count, &grad(first, 0));
-      in += count;
-    }
-  }
+  for_each_exchange_block([&](float* rows, std::size_t count) {
+    std::copy(in, in + count, rows);
+    in += count;
+  });
 }
 
 void ShardedEmbeddings::backward() {

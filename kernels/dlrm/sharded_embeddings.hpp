@@ -25,7 +25,8 @@ namespace scaletune::kernels {
 class ShardedEmbeddings {
  public:
   /// Allocates every buffer through `ledger` (which enforces the rank's budget): per shard its
-  /// table [rows, cols] (table_bytes; initialised by embedding_initial_value), its pooled/gradient buffer
+  /// table [rows, cols] (table_bytes; initialised by embedding_initial_value), its pooled/gradient
+  /// buffer
   /// ([global batch, cols] for a model-parallel shard, [local batch, dim] for a replica), its
   /// rowwise-Adagrad state [rows] when options.embedding_optimizer is "rowwise_adagrad", and
   /// for a replica a dense gradient [rows, dim] and its row ids [rows]; the two exchange
@@ -79,6 +80,8 @@ class ShardedEmbeddings {
   };
 
   void init_table(std::size_t i, std::uint64_t seed);
+  template <class F>
+  void for_each_exchange_block(F&& f);
   void pack_forward();
   void unpack_backward();
   void apply_optimizer(ShardState& state, const SparseRowGrad& grad);

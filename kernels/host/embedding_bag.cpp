@@ -1,6 +1,7 @@
 #include "embedding_bag.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -74,38 +75,195 @@ std::vector<std::size_t> run_starts(
   return starts;
 }
 
-/// Lookups between a row's prefetch and its use: enough to cover a memory latency (about
-/// 100 ns) at a few ns per row, few enough that the prefetched rows stay in L1/L2.
-constexpr std::int64_t kPrefetchAhead = 16;
+/// Lookups between a row's prefetch and its use: enough to cover a loaded memory latency (the
+/// bench's BM_RandomRowLatency: about 250 ns on 2 MiB pages, 400 to 600 ns on 4 KiB pages, on a
+/// shared 2-core VM) at 5 to 20 ns per row, few enough that the prefetched rows stay in L2.
+/// Measured with tests/bench/bench_embedding_bag.cpp on 2 GiB tables, dims 64 and 128: 6 was worst,
+/// 24 to 160 a plateau within the run-to-run noise (about 0.05 of triad).
+constexpr std::int64_t kPrefetchAhead = 32;
 
-/// Hints the CPU to load the cache lines of `floats` floats at `row` (a no-op elsewhere).
-inline void prefetch_row(const float* row, std::size_t floats) {
-  constexpr std::size_t kLineFloats = 64 / sizeof(float);
-  for (std::size_t i = 0; i < floats; i += kLineFloats) __builtin_prefetch(row + i, 0, 1);
+/// Lookups ahead at which the first cache line of a row is prefetched: on 4 KiB pages every
+/// random row misses the TLB, and this starts its page walk before the whole row is asked for
+/// (measured: + 0.03 to 0.1 of triad on 4 KiB pages, no change on 2 MiB pages).
+constexpr std::int64_t kFirstLineAhead = 2 * kPrefetchAhead;
+
+/// Raw pointers and strides of one forward call over a table of T (float, Eigen::half or
+/// Eigen::bfloat16): the per-bag loops use no Kokkos view.
+template <class T>
+struct ForwardArgs {
+  const T* table;
+  std::size_t table_stride;  ///< elements between table rows
+  const std::int64_t* indices;
+  const std::int64_t* offsets;
+  std::int64_t nnz;
+  float* out;
+  std::size_t out_stride;  ///< floats between out rows
+  std::size_t dim;
+  Pooling mode;
+};
+
+/// Start of the table row lookup k reads.
+template <class T>
+[[gnu::always_inline]] inline const T* row_of_lookup(const ForwardArgs<T>& args, std::int64_t k) {
+  return args.table + static_cast<std::size_t>(args.indices[k]) * args.table_stride;
+}
+
+/// Hints the CPU to load every cache line of the `count` elements at `row` into L2 (a no-op on
+/// CPUs without prefetch instructions).
+template <class T>
+[[gnu::always_inline]] inline void prefetch_row(const T* row, std::size_t count) {
+  constexpr std::uintptr_t kLineBytes = 64;
+  const auto first = reinterpret_cast<std::uintptr_t>(row) / kLineBytes * kLineBytes;
+  const auto end = reinterpret_cast<std::uintptr_t>(row + count);
+  for (std::uintptr_t line = first; line < end; line += kLineBytes)
+    __builtin_prefetch(reinterpret_cast<const void*>(line), 0, 1);
+}
+
+/// The prefetches issued at lookup k (counted over all bags): the first line of lookup
+/// k + kFirstLineAhead's row, and the whole row of lookup k + kPrefetchAhead.
+template <class T>
+[[gnu::always_inline]] inline void prefetch_ahead(const ForwardArgs<T>& args, std::int64_t k) {
+  if (k + kFirstLineAhead < args.nnz)
+    __builtin_prefetch(row_of_lookup(args, k + kFirstLineAhead), 0, 1);
+  if (k + kPrefetchAhead < args.nnz)
+    prefetch_row(row_of_lookup(args, k + kPrefetchAhead), args.dim);
+}
+
+/// A stored value as fp32 (exact; the bits of Eigen's conversion for every input, NaNs
+/// included). fp16 goes through Eigen's conversion: without F16C it is bit arithmetic that GCC
+/// 12 vectorizes in part (measured at dim 128 on huge pages: 0.36 of triad, bound by the
+/// arithmetic; a branch-free variant that GCC left rolled or scalar was slower).
+[[gnu::always_inline]] inline float widen(const float& value) {
+  return value;
+}
+[[gnu::always_inline]] inline float widen(const Eigen::half& value) {
+  return static_cast<float>(value);
+}
+
+/// bf16: its raw bits (Eigen's public `value`) are the top half of an fp32, by definition.
+/// Eigen's own conversion copies the object through memcpy, which left the loop scalar
+/// (measured: 0.14 of triad against 0.5 to 0.7 with the shift).
+[[gnu::always_inline]] inline float widen(const Eigen::bfloat16& value) {
+  return std::bit_cast<float>(std::uint32_t{value.value} << 16);
+}
+
+/// out[b, col : col + W) = scale * sum over the bag's rows of table[row, col : col + W), each
+/// value converted to float (exact for all three T) and summed in index order from 0 in W fp32
+/// accumulators the compiler keeps in vector registers (the order of a plain loop per column,
+/// so results equal it bit for bit). Only the first block of a bag (col == 0) prefetches; later
+/// blocks find the bag's rows in cache.
+template <std::size_t W, class T>
+[[gnu::always_inline]] inline void pool_block(const ForwardArgs<T>& args, std::size_t b,
+                                              std::size_t col) {
+  float acc[W] = {};
+  const std::int64_t begin = args.offsets[b], end = args.offsets[b + 1];
+  for (std::int64_t k = begin; k < end; ++k) {
+    if (col == 0) prefetch_ahead(args, k);
+    const T* row = row_of_lookup(args, k) + col;
+    for (std::size_t d = 0; d < W; ++d) acc[d] += widen(row[d]);
+  }
+  const float scale = bag_scale(args.mode, begin, end);
+  float* out = args.out + b * args.out_stride + col;
+  for (std::size_t d = 0; d < W; ++d) out[d] = acc[d] * scale;
+}
+
+/// Pools the widest block of W, W/2, ..., 1 columns that fits in the columns left from `col`;
+/// returns the first column after it.
+template <std::size_t W, class T>
+[[gnu::always_inline]] inline std::size_t pool_widest_block(const ForwardArgs<T>& args,
+                                                            std::size_t b, std::size_t col) {
+  if constexpr (W > 1) {
+    if (args.dim - col < W) return pool_widest_block<W / 2>(args, b, col);
+  }
+  pool_block<W>(args, b, col);
+  return col + W;
+}
+
+/// Pools bag b, one column block of at most MaxBlock columns after the other.
+template <std::size_t MaxBlock, class T>
+[[gnu::always_inline]] inline void pool_bag_in_blocks(const ForwardArgs<T>& args, std::size_t b) {
+  for (std::size_t col = 0; col < args.dim;) col = pool_widest_block<MaxBlock>(args, b, col);
+}
+
+/// Pools one bag; the variants below differ in the instruction set they are compiled for.
+template <class T>
+using PoolBag = void (*)(const ForwardArgs<T>& args, std::size_t b);
+
+/// Baseline ISA (SSE2 on x86-64, which CI machines may be limited to): 64 fp32 accumulators
+/// fill its 16 vector registers; 128 would spill (measured: 0.25 of triad against 0.56 at
+/// dim 128 on huge pages).
+template <class T>
+void pool_bag_baseline(const ForwardArgs<T>& args, std::size_t b) {
+  pool_bag_in_blocks<64>(args, b);
+}
+
+// x86-64 CPUs with wider vectors get their own variants, picked at run time, so the build
+// itself needs no -march flag.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SCALETUNE_EMBEDDING_BAG_X86_VARIANTS 1
+
+/// AVX2: 128 accumulators in 16 ymm registers.
+template <class T>
+[[gnu::target("avx2")]] void pool_bag_avx2(const ForwardArgs<T>& args, std::size_t b) {
+  pool_bag_in_blocks<128>(args, b);
+}
+
+/// AVX-512: 128 accumulators in 8 zmm registers.
+template <class T>
+[[gnu::target("avx512f")]] void pool_bag_avx512(const ForwardArgs<T>& args, std::size_t b) {
+  pool_bag_in_blocks<128>(args, b);
+}
+#endif
+
+/// The widest variant of pool_bag<T> the running CPU supports.
+template <class T>
+PoolBag<T> select_pool_bag() {
+#ifdef SCALETUNE_EMBEDDING_BAG_X86_VARIANTS
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return pool_bag_avx512<T>;
+  if (__builtin_cpu_supports("avx2")) return pool_bag_avx2<T>;
+#endif
+  return pool_bag_baseline<T>;
+}
+
+/// embedding_bag_forward for a table of T (float, Eigen::half or Eigen::bfloat16).
+template <class T>
+void forward_table(const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>& table,
+                   const IndexVector& indices, const IndexVector& offsets, Pooling mode,
+                   const Tensor2& out) {
+  constexpr const char* kOp = "embedding_bag_forward";
+  const std::size_t bags = out.extent(0);
+  const std::size_t dim = table.extent(1);
+  detail::require_shape(kOp, "out", out, {bags, dim});
+  require_bags(kOp, indices, offsets, bags, table.extent(0));
+  const ForwardArgs<T> args{table.data(),
+                            table.stride_0(),
+                            indices.data(),
+                            offsets.data(),
+                            static_cast<std::int64_t>(indices.extent(0)),
+                            out.data(),
+                            out.stride_0(),
+                            dim,
+                            mode};
+  static const PoolBag<T> pool_bag = select_pool_bag<T>();
+  Kokkos::parallel_for(kOp, detail::host_range(bags), [=](std::size_t b) { pool_bag(args, b); });
 }
 
 }  // namespace
 
 void embedding_bag_forward(const Tensor2& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out) {
-  constexpr const char* kOp = "embedding_bag_forward";
-  const std::size_t bags = out.extent(0);
-  const std::size_t dim = table.extent(1);
-  detail::require_shape(kOp, "out", out, {bags, dim});
-  require_bags(kOp, indices, offsets, bags, table.extent(0));
-  const auto nnz = static_cast<std::int64_t>(indices.extent(0));
-  Kokkos::parallel_for("embedding_bag_forward", detail::host_range(bags), [=](std::size_t b) {
-    for (std::size_t d = 0; d < dim; ++d) out(b, d) = 0.0f;
-    for (std::int64_t k = offsets(b); k < offsets(b + 1); ++k) {
-      // Rows are scattered over a table far larger than the caches: ask for the row needed
-      // kPrefetchAhead lookups later now, so its misses overlap this row's work.
-      if (k + kPrefetchAhead < nnz) prefetch_row(&table(indices(k + kPrefetchAhead), 0), dim);
-      const std::int64_t row = indices(k);
-      for (std::size_t d = 0; d < dim; ++d) out(b, d) += table(row, d);
-    }
-    const float scale = bag_scale(mode, offsets(b), offsets(b + 1));
-    for (std::size_t d = 0; d < dim; ++d) out(b, d) *= scale;
-  });
+  forward_table(table, indices, offsets, mode, out);
+}
+
+void embedding_bag_forward(const Fp16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out) {
+  forward_table(table, indices, offsets, mode, out);
+}
+
+void embedding_bag_forward(const Bf16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out) {
+  forward_table(table, indices, offsets, mode, out);
 }
 
 SparseRowGrad embedding_bag_backward(const Tensor2& grad_out, const IndexVector& indices,

@@ -5,10 +5,12 @@
 // Bags use the CSR layout of PyTorch's torch.nn.EmbeddingBag and FBGEMM: `indices` [nnz] holds
 // the row ids of all bags back to back, `offsets` [B + 1] holds where each bag starts
 // (offsets[0] = 0, non-decreasing, offsets[B] = nnz); bag b is indices[offsets[b], offsets[b+1]).
-// All views are host, LayoutRight, fp32 for values and int64 for ids.
+// All views are host, LayoutRight, int64 for ids and fp32 for values, except that the forward
+// also reads tables stored in fp16 or bf16 (Fp16Table, Bf16Table; computed in fp32).
 
 #include <cstddef>
 
+#include "kernels/host/half_table.hpp"
 #include "kernels/host/tensor.hpp"
 
 namespace scaletune::kernels {
@@ -29,7 +31,24 @@ struct SparseRowGrad {
 /// offsets [B + 1], out [B, D]. Throws std::invalid_argument when a shape does not match, when
 /// offsets are not a CSR offset vector for nnz (naming the position and value) or when an index
 /// lies outside [0, R) (naming the position and value).
+/// Each out[b, d] is summed in fp32 in index order starting from 0 and, for kMean, then
+/// multiplied by 1 / length: bit for bit the result of the naive loop in that order. Built for
+/// tables far larger than the caches: rows are prefetched some 32 lookups ahead (across bags),
+/// up to 128 columns are summed at once in vector registers, and on x86-64 the loop is compiled
+/// for AVX-512, AVX2 and the baseline ISA with the best one picked at load time
+/// (tests/bench/bench_embedding_bag.cpp compares it with a STREAM triad). Tables on huge pages
+/// (HugePageBuffer) spare a TLB miss per row.
 void embedding_bag_forward(const Tensor2& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out);
+
+/// embedding_bag_forward over a table stored in fp16: the same contract, checks and order, with
+/// each table value converted to float (exactly) before it is added; out stays fp32. Reads half
+/// the bytes of an fp32 table per row.
+void embedding_bag_forward(const Fp16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out);
+
+/// embedding_bag_forward over a table stored in bf16, as the Fp16Table overload.
+void embedding_bag_forward(const Bf16Table& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out);
 
 /// Gradient of the table given grad_out [B, D] = dLoss/dout of embedding_bag_forward with the

@@ -3,6 +3,7 @@
 // rows, and their optimizer state, move.
 
 #include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/half_table.hpp"
 #include "kernels/host/tensor.hpp"
 
 namespace scaletune::kernels {
@@ -11,6 +12,15 @@ namespace scaletune::kernels {
 /// written. table [R, D]. Throws std::invalid_argument when grad's shapes do not match
 /// ([U], [U, D]) or its rows are not strictly increasing ids in [0, R).
 void sparse_sgd_step(const Tensor2& table, const SparseRowGrad& grad, float lr);
+
+/// sparse_sgd_step on a table stored in fp16: each touched value becomes
+/// half(float(table[r, d]) - lr * values(u, d)), computed in fp32 and rounded to nearest even
+/// when stored (Eigen::half's conversion). Same checks; untouched rows keep their bits.
+void sparse_sgd_step(const Fp16Table& table, const SparseRowGrad& grad, float lr);
+
+/// sparse_sgd_step on a table stored in bf16, as the Fp16Table overload (Eigen::bfloat16's
+/// round-to-nearest-even conversion).
+void sparse_sgd_step(const Bf16Table& table, const SparseRowGrad& grad, float lr);
 
 /// Options of rowwise Adagrad.
 struct RowwiseAdagradOptions {
@@ -24,6 +34,17 @@ struct RowwiseAdagradOptions {
 /// Untouched rows and their state are not read or written. table [R, D], state [R] (start at
 /// 0). Throws std::invalid_argument when state is not [R], or as sparse_sgd_step for grad.
 void sparse_rowwise_adagrad_step(const Tensor2& table, const Vector& state,
+                                 const SparseRowGrad& grad, const RowwiseAdagradOptions& opt);
+
+/// sparse_rowwise_adagrad_step on a table stored in fp16: state [R] stays fp32 and is updated
+/// exactly as for an fp32 table; each touched value becomes
+/// half(float(table[r, d]) - multiplier * g[d]), computed in fp32 and rounded to nearest even
+/// when stored. Same checks; untouched rows and their state keep their bits.
+void sparse_rowwise_adagrad_step(const Fp16Table& table, const Vector& state,
+                                 const SparseRowGrad& grad, const RowwiseAdagradOptions& opt);
+
+/// sparse_rowwise_adagrad_step on a table stored in bf16, as the Fp16Table overload.
+void sparse_rowwise_adagrad_step(const Bf16Table& table, const Vector& state,
                                  const SparseRowGrad& grad, const RowwiseAdagradOptions& opt);
 
 }  // namespace scaletune::kernels

@@ -3,10 +3,12 @@
 // drifting load hits both alike. Tables (HugePageBuffer, 2 GiB) are far larger than the caches;
 // bags of `pooling` lookups draw rows uniformly (DLRM's memory-bound case), 4096 bags a batch.
 // Arguments: rows, dim, pooling, and huge (1: the buffer's MADV_HUGEPAGE advice, sparing a TLB
-// miss per random row; 0: MADV_NOHUGEPAGE, 4 KiB pages). Counters: emb_GBps (table rows read +
-// pooled rows written, bytes / s; index reads not counted), triad_GBps (3 arrays of 2^24 floats
-// per pass, STREAM's count), emb/triad (their ratio; issue 4 target >= 0.5), huge_frac (share
-// of the table the kernel backs with huge pages, from /proc/self/smaps).
+// miss per random row; 0: MADV_NOHUGEPAGE, 4 KiB pages). BM_Bf16EmbeddingBagVsTriad and
+// BM_Fp16EmbeddingBagVsTriad run the same forward over the same rows stored in 16 bits.
+// Counters: emb_GBps (table bytes actually read, 4 per fp32 value and 2 per fp16 or bf16 value,
+// + fp32 pooled rows written, bytes / s; index reads not counted), triad_GBps (3 arrays of 2^24
+// floats per pass, STREAM's count), emb/triad (their ratio; issue 4 target >= 0.5), huge_frac
+// (share of the table the kernel backs with huge pages, from /proc/self/smaps).
 // Two probes of what the core can do at all: BM_RandomRowReadVsTriad reads the same kind of
 // random rows with one load per cache line and nothing else (the random-read ceiling, bytes as
 // emb_GBps), BM_RandomRowLatency follows a chain of dependent random rows (ns per row). Their
@@ -92,17 +94,19 @@ double huge_page_fraction(const void* p) {
   return 0.0;
 }
 
-/// A [rows, dim] table in a HugePageBuffer, on huge pages or (huge = false) advised off them
-/// before the first touch, then filled with 0.5.
+/// A [rows, dim] table of T (float, Eigen::half or Eigen::bfloat16) in a HugePageBuffer, on huge
+/// pages or (huge = false) advised off them before the first touch, then filled with 0.5.
+template <class T>
 struct Table {
+  using View = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
   Table(std::int64_t rows, std::size_t dim, bool huge)
-      : buffer(rows * static_cast<std::int64_t>(dim * sizeof(float))) {
+      : buffer(rows * static_cast<std::int64_t>(dim * sizeof(T))) {
     if (!huge) madvise(buffer.floats(), static_cast<std::size_t>(buffer.bytes()), MADV_NOHUGEPAGE);
-    view = scaletune::kernels::table_view(buffer, static_cast<std::size_t>(rows), dim);
-    Kokkos::deep_copy(view, 0.5f);
+    view = View(reinterpret_cast<T*>(buffer.floats()), static_cast<std::size_t>(rows), dim);
+    Kokkos::deep_copy(view, static_cast<T>(0.5f));
   }
   HugePageBuffer buffer;
-  Tensor2 view;
+  View view;
 };
 
 /// kBags bags of exactly `pooling` uniform rows of a `rows`-row table (seed 7).
@@ -124,10 +128,12 @@ void set_ratio_counters(benchmark::State& state, double emb_bytes, double emb_s,
   state.counters["emb/triad"] = (emb_bytes / emb_s) / (Triad::bytes() / triad_s);
 }
 
+/// Forward over a table stored as T (float, Eigen::half or Eigen::bfloat16; pooled in fp32).
+template <class T>
 void BM_EmbeddingBagVsTriad(benchmark::State& state) {
   const std::int64_t rows = state.range(0);
   const auto dim = static_cast<std::size_t>(state.range(1));
-  Table table(rows, dim, state.range(3) != 0);
+  Table<T> table(rows, dim, state.range(3) != 0);
   scaletune::kernels::LookupBatch batch = uniform_bags(rows, state.range(2));
   const IndexVector indices(batch.indices.data(), batch.indices.size());
   const IndexVector offsets(batch.offsets.data(), batch.offsets.size());
@@ -142,8 +148,9 @@ void BM_EmbeddingBagVsTriad(benchmark::State& state) {
     emb_s += seconds_since(start);
     triad_s += triad.run();
   }
-  set_ratio_counters(state, static_cast<double>((batch.indices.size() + kBags) * dim * 4), emb_s,
-                     triad_s);
+  const std::size_t bytes_read = batch.indices.size() * dim * sizeof(T);
+  const std::size_t bytes_written = kBags * dim * sizeof(float);
+  set_ratio_counters(state, static_cast<double>(bytes_read + bytes_written), emb_s, triad_s);
   state.counters["huge_frac"] = huge_page_fraction(table.buffer.floats());
 }
 
@@ -167,7 +174,7 @@ float touch_rows(const float* table, std::size_t dim, const std::vector<std::int
 void BM_RandomRowReadVsTriad(benchmark::State& state) {
   const std::int64_t rows = state.range(0);
   const auto dim = static_cast<std::size_t>(state.range(1));
-  Table table(rows, dim, state.range(3) != 0);
+  Table<float> table(rows, dim, state.range(3) != 0);
   const std::vector<std::int64_t> ids = uniform_bags(rows, state.range(2)).indices;
   Triad triad;
   double read_s = 0, triad_s = 0;
@@ -198,7 +205,7 @@ void BM_RandomRowLatency(benchmark::State& state) {
   constexpr std::int64_t kSteps = 1 << 20;
   const std::int64_t rows = state.range(0);
   const auto dim = static_cast<std::size_t>(state.range(1));
-  Table table(rows, dim, state.range(2) != 0);
+  Table<float> table(rows, dim, state.range(2) != 0);
   link_rows_in_one_cycle(table.view);
   std::int64_t row = 0;
   double chase_s = 0;
@@ -216,10 +223,26 @@ void BM_RandomRowLatency(benchmark::State& state) {
 constexpr std::int64_t kRows64 = std::int64_t{1} << 23;   // x 64 floats: 2 GiB
 constexpr std::int64_t kRows128 = std::int64_t{1} << 22;  // x 128 floats: 2 GiB
 
-BENCHMARK(BM_EmbeddingBagVsTriad)
+BENCHMARK(BM_EmbeddingBagVsTriad<float>)
+    ->Name("BM_EmbeddingBagVsTriad")
     ->ArgNames({"rows", "dim", "pooling", "huge"})
     ->ArgsProduct({{kRows64}, {64}, {20, 80}, {0, 1}})
     ->ArgsProduct({{kRows128}, {128}, {20, 80}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+// The same rows in bf16 and fp16: 1 GiB tables, half the bytes per row.
+BENCHMARK(BM_EmbeddingBagVsTriad<Eigen::bfloat16>)
+    ->Name("BM_Bf16EmbeddingBagVsTriad")
+    ->ArgNames({"rows", "dim", "pooling", "huge"})
+    ->ArgsProduct({{kRows128}, {128}, {20, 80}, {1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(BM_EmbeddingBagVsTriad<Eigen::half>)
+    ->Name("BM_Fp16EmbeddingBagVsTriad")
+    ->ArgNames({"rows", "dim", "pooling", "huge"})
+    ->ArgsProduct({{kRows128}, {128}, {20, 80}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -108,4 +108,15 @@ assert "sharding data_parallel needs" in text(dp.attrs["error"]), text(dp.attrs[
 assert "more than the rank's 41 MiB" in text(dp.attrs["error"]), text(dp.attrs["error"])
 assert text(tw.attrs["status"]) == "ok", text(tw.attrs["error"])
 PY
+# A list with a value for every rank runs (both plans fit in 1 GiB); one shorter than the launch
+# exits 2 before anything is written, naming the key.
+sed -e 's|^memory_gib = .*|memory_gib = [1, 2, 3]|' -e 's|^output = .*|output = "short.h5"|' \
+  capped.toml >short.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run short.toml
+[ "$status" = 0 ] || fail "a 3-value memory list on 2 ranks exited $status: $out"
+rm short.h5
+run_status $MPIEXEC -n 4 "$SCALETUNE" run short.toml
+[ "$status" = 2 ] || fail "a 3-value memory list on 4 ranks exited $status, expected 2: $out"
+expect_match "$out" "short\.toml: key 'devices\.memory_gib': devices\.memory_gib lists 3 values but the launch has 4 ranks" "names the key"
+[ ! -e short.h5 ] || fail "short.h5 was written"
 echo "ok"

@@ -1,16 +1,21 @@
 // Embedding-bag forward and backward and the row-wise sparse optimizer steps against naive loops
 // written here: a dense [R, D] gradient accumulated position by position, and the SGD and
-// FBGEMM rowwise-Adagrad formulas evaluated in double.
+// FBGEMM rowwise-Adagrad formulas evaluated in double. Tables stored in fp32, fp16 and bf16
+// are also checked bit for bit against the same formulas evaluated in float in the kernels'
+// order, each result rounded to the table's type by Eigen's conversion.
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/host/embedding_bag.hpp"
@@ -322,6 +327,212 @@ TEST(EmbeddingBagOptimizer, RejectsUnsortedOrOutOfRangeRowsAndWrongStateLength) 
   const SparseRowGrad narrow{grad.rows, Tensor2("values", 2, 1)};
   EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { sparse_sgd_step(table, narrow, 0.1f); },
                                                    "grad.values is [2, 1], expected [2, 2]"));
+}
+
+/// A [rows, dim] table of T (float, Eigen::half or Eigen::bfloat16).
+template <class T>
+using TableOf = Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>;
+
+/// A [rows, dim] table of T holding values m * 2^e, m uniform in [-1, 1) and e uniform in
+/// [-12, 12] from mt19937(seed), each rounded to T by Eigen's conversion. The spread of
+/// magnitudes makes fp32 sums of even a few fp16 or bf16 values round, so their order shows.
+template <class T>
+TableOf<T> random_table(std::size_t rows, std::size_t dim, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-12, 12);
+  const TableOf<T> table("table", rows, dim);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t d = 0; d < dim; ++d) {
+      const float m = mantissa(gen);
+      table(r, d) = static_cast<T>(std::ldexp(m, exponent(gen)));
+    }
+  }
+  return table;
+}
+
+/// Naive forward in fp32 as the contract states it: per out[b][d], each stored value converted
+/// to float and added in index order starting from 0, then times 1 / length for kMean.
+template <class T>
+std::vector<float> naive_float_forward(const TableOf<T>& table, const Bags& bags, Pooling mode) {
+  const std::size_t dim = table.extent(1);
+  std::vector<float> out(bags.count() * dim);
+  for (std::size_t b = 0; b < bags.count(); ++b) {
+    const auto len = bags.offsets(b + 1) - bags.offsets(b);
+    const float scale = mode == Pooling::kMean && len > 0 ? 1.0f / static_cast<float>(len) : 1.0f;
+    for (std::size_t d = 0; d < dim; ++d) {
+      float sum = 0.0f;
+      for (auto k = bags.offsets(b); k < bags.offsets(b + 1); ++k)
+        sum += static_cast<float>(table(bags.indices(k), d));
+      out[b * dim + d] = sum * scale;
+    }
+  }
+  return out;
+}
+
+/// Success when the n elements at `actual` and `expected` hold the same bits; otherwise names
+/// the first differing element and its two values.
+template <class T>
+::testing::AssertionResult same_bits(const T* actual, const T* expected, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::memcmp(actual + i, expected + i, sizeof(T)) != 0)
+      return ::testing::AssertionFailure()
+             << "element " << i << ": " << static_cast<float>(actual[i]) << " vs expected "
+             << static_cast<float>(expected[i]);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+/// Copy of a table's elements, row-major.
+template <class T>
+std::vector<T> elements(const TableOf<T>& table) {
+  return std::vector<T>(table.data(), table.data() + table.size());
+}
+
+/// Tests run for every stored element type: fp32, fp16 and bf16.
+template <class T>
+class EmbeddingTableTypes : public ::testing::Test {};
+
+/// "Fp32", "Fp16" or "Bf16": readable test names for the element types.
+struct ElementTypeName {
+  template <class T>
+  static std::string GetName(int) {
+    if (std::is_same_v<T, Eigen::half>) return "Fp16";
+    if (std::is_same_v<T, Eigen::bfloat16>) return "Bf16";
+    return "Fp32";
+  }
+};
+
+using ElementTypes = ::testing::Types<float, Eigen::half, Eigen::bfloat16>;
+TYPED_TEST_SUITE(EmbeddingTableTypes, ElementTypes, ElementTypeName);
+
+TYPED_TEST(EmbeddingTableTypes, ForwardEqualsFloatLoopBitForBitAcrossBlockWidths) {
+  // Dims below, at and across the kernel's 64- and 128-column blocks; 12 rows for 20 bags of up
+  // to 9 lookups, so rows repeat within and across bags; every third bag is empty.
+  constexpr std::size_t kRows = 12, kBags = 20;
+  for (const std::size_t dim : {1, 7, 64, 129, 200, 384}) {
+    const auto table = random_table<TypeParam>(kRows, dim, static_cast<unsigned>(dim));
+    const Bags bags = random_bags(kBags, 9, kRows, 30);
+    for (const Pooling mode : {Pooling::kSum, Pooling::kMean}) {
+      const Tensor2 out("out", kBags, dim);
+      fill_uniform(out, 31, 5.0f, 6.0f);  // stale values must be overwritten
+      embedding_bag_forward(table, bags.indices, bags.offsets, mode, out);
+      const std::vector<float> expected = naive_float_forward(table, bags, mode);
+      EXPECT_TRUE(same_bits(out.data(), expected.data(), expected.size()))
+          << "dim " << dim << (mode == Pooling::kSum ? ", sum" : ", mean");
+    }
+  }
+}
+
+TYPED_TEST(EmbeddingTableTypes, SparseSgdEqualsFloatFormulaRoundedBitForBit) {
+  constexpr std::size_t kRows = 64, kDim = 9;
+  constexpr float kLr = 0.05f;
+  const auto table = random_table<TypeParam>(kRows, kDim, 40);
+  const SparseRowGrad grad = random_sparse_grad(kRows, kDim, 41);
+  ASSERT_LT(grad.rows.extent(0), kRows);  // untouched rows must keep their bits
+  std::vector<TypeParam> expected = elements(table);
+  for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+    for (std::size_t d = 0; d < kDim; ++d) {
+      TypeParam& w = expected[static_cast<std::size_t>(grad.rows(u)) * kDim + d];
+      w = static_cast<TypeParam>(static_cast<float>(w) - kLr * grad.values(u, d));
+    }
+  }
+  sparse_sgd_step(table, grad, kLr);
+  EXPECT_TRUE(same_bits(table.data(), expected.data(), expected.size()));
+}
+
+TYPED_TEST(EmbeddingTableTypes, RowwiseAdagradEqualsFloatFormulaRoundedBitForBitOverTwoSteps) {
+  constexpr std::size_t kRows = 64, kDim = 9;
+  const RowwiseAdagradOptions opt{0.1f, 1e-8f};
+  const auto table = random_table<TypeParam>(kRows, kDim, 50);
+  const Vector state("state", kRows);
+  fill_uniform(state, 51, 0.0f, 0.5f);
+  std::vector<TypeParam> w = elements(table);
+  std::vector<float> h = snapshot(state);
+  std::set<std::int64_t> touched;
+  for (const unsigned seed : {52u, 53u}) {
+    const SparseRowGrad grad = random_sparse_grad(kRows, kDim, seed);
+    for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+      const auto row = static_cast<std::size_t>(grad.rows(u));
+      touched.insert(grad.rows(u));
+      float sum_squares = 0.0f;
+      for (std::size_t d = 0; d < kDim; ++d) sum_squares += grad.values(u, d) * grad.values(u, d);
+      h[row] += sum_squares / static_cast<float>(kDim);
+      const float multiplier = opt.lr / (std::sqrt(h[row]) + opt.eps);
+      for (std::size_t d = 0; d < kDim; ++d) {
+        TypeParam& value = w[row * kDim + d];
+        value = static_cast<TypeParam>(static_cast<float>(value) - multiplier * grad.values(u, d));
+      }
+    }
+    sparse_rowwise_adagrad_step(table, state, grad, opt);
+  }
+  ASSERT_LT(touched.size(), kRows);  // untouched rows and their state must keep their bits
+  EXPECT_TRUE(same_bits(state.data(), h.data(), kRows));
+  EXPECT_TRUE(same_bits(table.data(), w.data(), w.size()));
+}
+
+/// Tests for the 16-bit element types only.
+template <class T>
+class HalfTableTypes : public ::testing::Test {};
+
+using HalfTypes = ::testing::Types<Eigen::half, Eigen::bfloat16>;
+TYPED_TEST_SUITE(HalfTableTypes, HalfTypes, ElementTypeName);
+
+TYPED_TEST(HalfTableTypes, ForwardConvertsEveryBitPatternAsEigenDoes) {
+  // One row holding all 2^16 values of T: zeros, subnormals, normals, infinities and NaNs. The
+  // bags {0} and {0, 0} give 0 + x and (0 + x) + x per column, bit for bit the float loop's.
+  constexpr std::size_t kPatterns = std::size_t{1} << 16;
+  const TableOf<TypeParam> table("table", 1, kPatterns);
+  for (std::size_t i = 0; i < kPatterns; ++i)
+    table(0, i) = Eigen::numext::bit_cast<TypeParam>(static_cast<std::uint16_t>(i));
+  const Bags bags = make_bags({{0}, {0, 0}});
+  const Tensor2 out("out", 2, kPatterns);
+  embedding_bag_forward(table, bags.indices, bags.offsets, Pooling::kSum, out);
+  const std::vector<float> expected = naive_float_forward(table, bags, Pooling::kSum);
+  EXPECT_TRUE(same_bits(out.data(), expected.data(), expected.size()));
+}
+
+TYPED_TEST(HalfTableTypes, SparseSgdRoundsToNearestTiesToEvenByHand) {
+  // u = 2^(1 - digits) is the spacing of T's values just above 1 (2^-10 for fp16, 2^-7 for
+  // bf16). 1 + u/2 lies halfway between 1 (even mantissa) and 1 + u: it rounds to 1.
+  // 1 + 3u/2 lies halfway between 1 + u (odd) and 1 + 2u: it rounds to 1 + 2u. 1 + 3u/4 is
+  // nearest to 1 + u. Truncation would give 1, 1 + u and 1.
+  const float u = std::ldexp(1.0f, 1 - std::numeric_limits<TypeParam>::digits);
+  const TableOf<TypeParam> table("table", 2, 3);
+  Kokkos::deep_copy(table, static_cast<TypeParam>(1.0f));
+  SparseRowGrad grad{IndexVector("rows", 1), Tensor2("values", 1, 3)};
+  grad.rows(0) = 1;
+  grad.values(0, 0) = -0.5f * u;
+  grad.values(0, 1) = -1.5f * u;
+  grad.values(0, 2) = -0.75f * u;
+  sparse_sgd_step(table, grad, 1.0f);
+  EXPECT_EQ(static_cast<float>(table(1, 0)), 1.0f);
+  EXPECT_EQ(static_cast<float>(table(1, 1)), 1.0f + 2.0f * u);
+  EXPECT_EQ(static_cast<float>(table(1, 2)), 1.0f + u);
+  for (std::size_t d = 0; d < 3; ++d) EXPECT_EQ(static_cast<float>(table(0, d)), 1.0f);
+}
+
+TYPED_TEST(EmbeddingTableTypes, RejectsWhatTheFp32OverloadsReject) {
+  const TableOf<TypeParam> table("table", 5, 2);
+  const Tensor2 wide_out("out", 2, 3);
+  const Bags good = make_bags({{1}, {3}});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { embedding_bag_forward(table, good.indices, good.offsets, Pooling::kSum, wide_out); },
+      "embedding_bag_forward: out is [2, 3], expected [2, 2]"));
+  const Tensor2 out("out", 2, 2);
+  const Bags too_big = make_bags({{1, 5}, {3}});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { embedding_bag_forward(table, too_big.indices, too_big.offsets, Pooling::kSum, out); },
+      "embedding_bag_forward: indices[1] = 5 is outside [0, 5)"));
+  SparseRowGrad grad{IndexVector("rows", 2), Tensor2("values", 2, 2)};
+  grad.rows(0) = 3, grad.rows(1) = 1;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { sparse_sgd_step(table, grad, 0.1f); },
+      "sparse_sgd_step: grad.rows[1] = 1 is not greater than grad.rows[0] = 3"));
+  grad.rows(1) = 4;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { sparse_rowwise_adagrad_step(table, Vector("state", 4), grad, {}); },
+      "sparse_rowwise_adagrad_step: state is [4], expected [5]"));
 }
 
 }  // namespace

@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "harness/results/result_error.hpp"
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::results::test {
@@ -203,6 +205,23 @@ inline void expect_same(const ConfigResult& got, const ConfigResult& want) {
   EXPECT_EQ(got.rank_memory_peak, want.rank_memory_peak);
   EXPECT_EQ(got.number_attrs, want.number_attrs);
   EXPECT_EQ(got.text_attrs, want.text_attrs);
+}
+
+/// Success when `text` contains `piece`; otherwise a failure that shows both.
+inline ::testing::AssertionResult contains(const std::string& text, const std::string& piece) {
+  if (text.find(piece) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "message \"" << text << "\"\n lacks \"" << piece << "\"";
+}
+
+/// The message of the ResultError `action` throws; fails the test when it throws none.
+inline std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ResultError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ResultError thrown";
+  return "";
 }
 
 }  // namespace scaletune::results::test

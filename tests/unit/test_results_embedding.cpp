@@ -94,22 +94,8 @@ void expect_same(const EmbeddingStats& got, const EmbeddingStats& want) {
   EXPECT_EQ(got.reuse_histogram, want.reuse_histogram);  // float64 stored unchanged
 }
 
-/// Success when `text` contains `piece`; otherwise a failure that shows both.
-::testing::AssertionResult contains(const std::string& text, const std::string& piece) {
-  if (text.find(piece) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "message \"" << text << "\"\n lacks \"" << piece << "\"";
-}
-
-/// The message of the ResultError `action` throws; fails the test when it throws none.
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ResultError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ResultError thrown";
-  return "";
-}
+using test::contains;
+using test::error_of;
 
 /// A result file holding dlrm_config(); returns its path.
 std::string write_dlrm_file(const test::TempDir& dir) {

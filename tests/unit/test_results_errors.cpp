@@ -15,22 +15,8 @@
 namespace scaletune::results {
 namespace {
 
-/// Success when `text` contains `piece`; otherwise a failure that shows both.
-::testing::AssertionResult contains(const std::string& text, const std::string& piece) {
-  if (text.find(piece) != std::string::npos) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "message \"" << text << "\"\n lacks \"" << piece << "\"";
-}
-
-/// The message of the ResultError `action` throws; fails the test when it throws none.
-std::string error_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const ResultError& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ResultError thrown";
-  return "";
-}
+using test::contains;
+using test::error_of;
 
 /// A result file holding the sample ok configuration; returns its path.
 std::string write_ok_file(const test::TempDir& dir) {
