@@ -137,7 +137,8 @@ struct SweepSpec {
   std::vector<std::string> batch_split;  ///< "even" | "proportional" | "auto" | "w0,w1,..."
   std::vector<std::vector<double>> split_weights;  ///< parallel to batch_split; empty unless a
                                                    ///< list; finite, > 0, finite sum
-  std::vector<std::string> precision;              ///< "fp32" (later "fp16", "bf16")
+  /// "fp32"; kind "dlrm" also "fp16" and "bf16" (its embedding tables' storage)
+  std::vector<std::string> precision;
   /// kind "dlrm" only (required there): kShardingSchemes values and explicit plan names
   std::vector<std::string> sharding;
 };

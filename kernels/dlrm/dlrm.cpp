@@ -58,15 +58,16 @@ std::span<float> as_span(const Vector& v) {
 
 }  // namespace
 
-Dlrm::Dlrm(const job::DlrmOptions& options, const std::string& sharding,
-           const std::vector<int>& per_rank_batch, const core::RankContext& ctx)
+Dlrm::Dlrm(const job::DlrmOptions& options, const job::Config& config, const core::RankContext& ctx)
     : m_options(options),
       m_ctx(ctx),
-      m_layout(layout_for(options, sharding, per_rank_batch, ctx)),
-      m_estimate(estimate_dlrm_memory(options, m_layout)),
+      m_layout(layout_for(options, config.sharding, config.per_rank_batch, ctx)),
+      m_precision(table_precision(config.precision)),
+      m_estimate(estimate_dlrm_memory(options, m_layout, m_precision)),
       m_ledger(ctx.memory_budget_bytes) {
   check_estimate(m_estimate, m_layout, ctx.memory_budget_bytes);
-  m_embeddings = std::make_unique<ShardedEmbeddings>(m_options, m_layout, ctx.seed, m_ledger);
+  m_embeddings =
+      std::make_unique<ShardedEmbeddings>(m_options, m_layout, m_precision, ctx.seed, m_ledger);
   const std::vector<int> bottom = bottom_mlp_widths(options);
   const std::vector<int> top = top_mlp_widths(options);
   const std::int64_t bottom_params = mlp_parameter_count(bottom);
@@ -207,8 +208,7 @@ std::vector<core::TableRankStats> Dlrm::table_stats() const {
   for (const LocalShard& local : m_layout.shards) {
     core::TableRankStats& s = stats[local.table];
     s.lookups = local.stats.lookups;
-    s.bytes_touched =
-        local.stats.lookups * local.shard.cols() * static_cast<std::int64_t>(sizeof(float));
+    s.bytes_touched = local.stats.lookups * local.shard.cols() * value_bytes(m_precision);
     s.reuse_histogram = local.stats.reuse;
   }
   return stats;
@@ -219,12 +219,12 @@ std::span<const float> Dlrm::dense_parameters() const {
 }
 
 namespace {
-const bool registered = core::register_workload(
-    "dlrm",
-    [](const job::WorkloadSpec& spec, const job::Config& config,
-       const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-      return std::make_unique<Dlrm>(spec.dlrm, config.sharding, config.per_rank_batch, ctx);
-    });
+const bool registered =
+    core::register_workload("dlrm",
+                            [](const job::WorkloadSpec& spec, const job::Config& config,
+                               const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+                              return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
+                            });
 }  // namespace
 
 }  // namespace scaletune::kernels

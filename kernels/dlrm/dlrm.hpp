@@ -33,14 +33,14 @@ namespace scaletune::kernels {
 /// Adagrad state over its columns, as FBGEMM's fused optimizer does per shard).
 class Dlrm final : public core::Workload {
  public:
-  /// Makes the plan `sharding` over config.ranks = ctx.comm->size() ranks with the batch split
-  /// per_rank_batch, estimates this rank's memory (estimate_dlrm_memory) and, when it exceeds
-  /// ctx.memory_budget_bytes (> 0), throws core::MemoryBudgetExceeded naming the rank, the
+  /// Makes the plan config.sharding over config.ranks = ctx.comm->size() ranks with the batch
+  /// split config.per_rank_batch, tables stored in config.precision ("fp32", "fp16", "bf16";
+  /// the dense model is fp32), estimates this rank's memory (estimate_dlrm_memory) and, when it
+  /// exceeds ctx.memory_budget_bytes (> 0), throws core::MemoryBudgetExceeded naming the rank, the
   /// plan, the need with its parts and the budget, before allocating the model. Otherwise
   /// allocates and initialises everything. Throws std::invalid_argument on bad options or a
   /// context that does not match per_rank_batch, std::bad_alloc when memory runs out.
-  Dlrm(const job::DlrmOptions& options, const std::string& sharding,
-       const std::vector<int>& per_rank_batch, const core::RankContext& ctx);
+  Dlrm(const job::DlrmOptions& options, const job::Config& config, const core::RankContext& ctx);
   ~Dlrm() override;
   Dlrm(const Dlrm&) = delete;
   Dlrm& operator=(const Dlrm&) = delete;
@@ -65,7 +65,8 @@ class Dlrm final : public core::Workload {
   std::vector<std::pair<std::string, double>> attributes() const override;
   /// plan (describe_plan), index_distribution, embedding_optimizer.
   std::vector<std::pair<std::string, std::string>> text_attributes() const override;
-  /// Per table: lookups, bytes touched (lookups x shard cols x 4) and reuse histogram of the
+  /// Per table: lookups, bytes touched (lookups x shard cols x bytes per stored value) and reuse
+  /// histogram of the
   /// rank's piece of the table.
   std::vector<core::TableRankStats> table_stats() const override;
 
@@ -89,6 +90,7 @@ class Dlrm final : public core::Workload {
   job::DlrmOptions m_options;
   core::RankContext m_ctx;
   RankLayout m_layout;
+  TablePrecision m_precision;
   DlrmMemory m_estimate;
   detail::BufferLedger m_ledger;
   std::unique_ptr<ShardedEmbeddings> m_embeddings;

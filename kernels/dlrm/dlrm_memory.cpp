@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "harness/core/memory_budget.hpp"
-#include "kernels/dlrm/sharded_embeddings.hpp"
+#include "kernels/dlrm/shard_table.hpp"
 #include "kernels/host/mlp.hpp"
 
 namespace scaletune::kernels {
@@ -15,11 +15,11 @@ constexpr std::int64_t kFloat = 4;
 constexpr std::int64_t kIndex = 8;
 
 void add_shard(const job::DlrmOptions& options, const RankLayout& layout, const LocalShard& local,
-               DlrmMemory& m) {
+               TablePrecision precision, DlrmMemory& m) {
   const std::int64_t rows = local.shard.rows();
   const std::int64_t cols = local.shard.cols();
   const std::int64_t bags = local.replica ? layout.local_batch() : layout.global_batch();
-  m.tables += ShardedEmbeddings::table_bytes(rows, cols);
+  m.tables += ShardTable::bytes(precision, rows, cols);
   if (options.embedding_optimizer == "rowwise_adagrad") m.optimizer_state += rows * kFloat;
   m.embedding_buffers += bags * cols * kFloat;
   if (local.replica) m.embedding_buffers += rows * cols * kFloat + rows * kIndex;
@@ -87,9 +87,10 @@ std::vector<int> top_mlp_widths(const job::DlrmOptions& options) {
   return widths;
 }
 
-DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout) {
+DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout,
+                                TablePrecision precision) {
   DlrmMemory m;
-  for (const LocalShard& local : layout.shards) add_shard(options, layout, local, m);
+  for (const LocalShard& local : layout.shards) add_shard(options, layout, local, precision, m);
   m.exchange = (sum(layout.send_counts) + sum(layout.recv_counts)) * kFloat;
   const std::int64_t batch = layout.local_batch();
   m.inputs += batch * (options.dense_features + 1) * kFloat;

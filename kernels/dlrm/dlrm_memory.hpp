@@ -7,6 +7,7 @@
 
 #include "harness/job/job.hpp"
 #include "kernels/dlrm/rank_layout.hpp"
+#include "kernels/dlrm/shard_table.hpp"
 
 namespace scaletune::kernels {
 
@@ -45,7 +46,9 @@ std::vector<int> bottom_mlp_widths(const job::DlrmOptions& options);
 /// Widths of the top MLP: top_mlp_input_width, then top_mlp.
 std::vector<int> top_mlp_widths(const job::DlrmOptions& options);
 
-/// What rank layout.rank allocates for options and layout (Dlrm's buffers, one by one).
-DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout);
+/// What rank layout.rank allocates for options and layout with tables stored in `precision`
+/// (Dlrm's buffers, one by one).
+DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout,
+                                TablePrecision precision);
 
 }  // namespace scaletune::kernels

@@ -39,22 +39,20 @@ void exchange(core::Communicator& comm, const RankLayout& layout, const Vector& 
 }  // namespace
 
 ShardedEmbeddings::ShardedEmbeddings(const job::DlrmOptions& options, const RankLayout& layout,
-                                     std::uint64_t seed, detail::BufferLedger& ledger)
+                                     TablePrecision precision, std::uint64_t seed,
+                                     detail::BufferLedger& ledger)
     : m_options(options), m_layout(layout) {
   const bool adagrad = options.embedding_optimizer == "rowwise_adagrad";
   for (const LocalShard& local : layout.shards) {
     const auto rows = static_cast<std::size_t>(local.shard.rows());
     const auto cols = static_cast<std::size_t>(local.shard.cols());
     const std::string name = options.tables[local.table].name;
-    ShardState state;
-    const std::int64_t bytes = table_bytes(local.shard.rows(), local.shard.cols());
-    if (bytes >= HugePageBuffer::kAlignmentBytes) {
-      ledger.count(name + ".weight", bytes);
-      state.table_memory = HugePageBuffer(bytes);
-      state.table = table_view(state.table_memory, rows, cols);
-    } else {
-      state.table = ledger.make<Tensor2>(name + ".weight", rows, cols);
-    }
+    ShardState state{.table = ShardTable(precision, rows, cols, name + ".weight", ledger),
+                     .adagrad_state = {},
+                     .pooled = {},
+                     .dense_grad = {},
+                     .all_rows = {},
+                     .grad = {}};
     if (adagrad) state.adagrad_state = ledger.make<Vector>(name + ".adagrad_state", rows);
     const auto bags = local.replica ? static_cast<std::size_t>(layout.local_batch())
                                     : static_cast<std::size_t>(layout.global_batch());
@@ -71,27 +69,23 @@ ShardedEmbeddings::ShardedEmbeddings(const job::DlrmOptions& options, const Rank
   m_recv = ledger.make<Vector>("alltoall_recv", total(layout.recv_counts));
 }
 
-std::int64_t ShardedEmbeddings::table_bytes(std::int64_t rows, std::int64_t cols) {
-  const std::int64_t bytes = rows * cols * static_cast<std::int64_t>(sizeof(float));
-  return bytes >= HugePageBuffer::kAlignmentBytes ? HugePageBuffer::mapped_bytes_for(bytes) : bytes;
-}
-
 void ShardedEmbeddings::init_table(std::size_t i, std::uint64_t seed) {
   const LocalShard& local = m_layout.shards[i];
-  const Tensor2& table = m_shards[i].table;
+  ShardTable& table = m_shards[i].table;
   const std::int64_t rows = m_options.tables[local.table].rows;
-  for (std::size_t r = 0; r < table.extent(0); ++r)
-    for (std::size_t c = 0; c < table.extent(1); ++c)
-      table(r, c) = embedding_initial_value(seed, local.table,
-                                            local.shard.row_begin + static_cast<std::int64_t>(r),
-                                            local.shard.col_begin + static_cast<int>(c), rows);
+  for (std::size_t r = 0; r < table.rows(); ++r)
+    for (std::size_t c = 0; c < table.cols(); ++c)
+      table.set(r, c,
+                embedding_initial_value(seed, local.table,
+                                        local.shard.row_begin + static_cast<std::int64_t>(r),
+                                        local.shard.col_begin + static_cast<int>(c), rows));
 }
 
 void ShardedEmbeddings::forward() {
   for (std::size_t i = 0; i < m_shards.size(); ++i) {
     const LocalShard& local = m_layout.shards[i];
-    embedding_bag_forward(m_shards[i].table, local.bags.indices, local.bags.offsets, Pooling::kSum,
-                          m_shards[i].pooled);
+    m_shards[i].table.forward(local.bags.indices, local.bags.offsets, Pooling::kSum,
+                              m_shards[i].pooled);
   }
   pack_forward();
 }
@@ -181,7 +175,7 @@ void ShardedEmbeddings::backward() {
     const LocalShard& local = m_layout.shards[i];
     ShardState& state = m_shards[i];
     state.grad = embedding_bag_backward(state.pooled, local.bags.indices, local.bags.offsets,
-                                        Pooling::kSum, state.table.extent(0));
+                                        Pooling::kSum, state.table.rows());
     if (!local.replica) continue;
     Kokkos::deep_copy(state.dense_grad, 0.0f);
     for (std::size_t u = 0; u < state.grad.rows.extent(0); ++u)
@@ -201,9 +195,9 @@ void ShardedEmbeddings::all_reduce_replicas(core::Communicator& comm, double buc
 void ShardedEmbeddings::apply_optimizer(ShardState& state, const SparseRowGrad& grad) {
   const auto lr = static_cast<float>(m_options.learning_rate);
   if (m_options.embedding_optimizer == "rowwise_adagrad")
-    sparse_rowwise_adagrad_step(state.table, state.adagrad_state, grad, {.lr = lr, .eps = 1e-8f});
+    state.table.rowwise_adagrad_step(state.adagrad_state, grad, {.lr = lr, .eps = 1e-8f});
   else
-    sparse_sgd_step(state.table, grad, lr);
+    state.table.sgd_step(grad, lr);
 }
 
 std::int64_t ShardedEmbeddings::sparse_gradient_bytes() const {

@@ -13,8 +13,8 @@
 #include "harness/job/job.hpp"
 #include "kernels/detail/buffer_ledger.hpp"
 #include "kernels/dlrm/rank_layout.hpp"
+#include "kernels/dlrm/shard_table.hpp"
 #include "kernels/host/embedding_bag.hpp"
-#include "kernels/host/huge_page_buffer.hpp"
 #include "kernels/host/tensor.hpp"
 
 namespace scaletune::kernels {
@@ -25,15 +25,15 @@ namespace scaletune::kernels {
 class ShardedEmbeddings {
  public:
   /// Allocates every buffer through `ledger` (which enforces the rank's budget): per shard its
-  /// table [rows, cols] (table_bytes; initialised by embedding_initial_value), its pooled/gradient
-  /// buffer
-  /// ([global batch, cols] for a model-parallel shard, [local batch, dim] for a replica), its
+  /// table [rows, cols] in `precision` (ShardTable; initialised by embedding_initial_value), its
+  /// pooled/gradient buffer ([global batch, cols] for a model-parallel shard, [local batch, dim]
+  /// for a replica), its
   /// rowwise-Adagrad state [rows] when options.embedding_optimizer is "rowwise_adagrad", and
   /// for a replica a dense gradient [rows, dim] and its row ids [rows]; the two exchange
   /// buffers [sum of send_counts] and [sum of recv_counts] floats. `layout` must outlive this.
   /// Throws std::bad_alloc (core::MemoryBudgetExceeded past the budget).
-  ShardedEmbeddings(const job::DlrmOptions& options, const RankLayout& layout, std::uint64_t seed,
-                    detail::BufferLedger& ledger);
+  ShardedEmbeddings(const job::DlrmOptions& options, const RankLayout& layout,
+                    TablePrecision precision, std::uint64_t seed, detail::BufferLedger& ledger);
 
   /// Pools every shard's bags and packs the model-parallel results for the exchange (emb_fwd).
   void forward();
@@ -56,22 +56,16 @@ class ShardedEmbeddings {
   /// Applies the row-sparse SGD or rowwise Adagrad step to every shard (only touched rows move).
   void optimizer_step();
 
-  /// Bytes a [rows, cols] fp32 shard table takes: tables of at least 2 MiB live in a
-  /// HugePageBuffer (random row reads then rarely miss the TLB), rounded up to whole 2 MiB pages;
-  /// smaller ones are ordinary views of exactly rows x cols x 4 bytes.
-  static std::int64_t table_bytes(std::int64_t rows, std::int64_t cols);
-
   /// Number of shards this rank holds (layout.shards order).
   std::size_t shard_count() const { return m_shards.size(); }
   /// Bytes of the row-sparse gradients the latest backward() made (0 before the first).
   std::int64_t sparse_gradient_bytes() const;
-  /// Shard i's table values, [shard rows, shard cols].
-  const Tensor2& shard_table(std::size_t i) const { return m_shards.at(i).table; }
+  /// Shard i's table, [shard rows, shard cols].
+  const ShardTable& shard_table(std::size_t i) const { return m_shards.at(i).table; }
 
  private:
   struct ShardState {
-    HugePageBuffer table_memory{0};  ///< the table's memory when it is large, else empty
-    Tensor2 table;
+    ShardTable table;
     Vector adagrad_state;
     Tensor2 pooled;  ///< pooled bags in forward, their gradient in backward
     Tensor2 dense_grad;

@@ -108,6 +108,24 @@ assert "sharding data_parallel needs" in text(dp.attrs["error"]), text(dp.attrs[
 assert "more than the rank's 41 MiB" in text(dp.attrs["error"]), text(dp.attrs["error"])
 assert text(tw.attrs["status"]) == "ok", text(tw.attrs["error"])
 PY
+# bf16 tables: half the bytes read per lookup, the tables' memory halved in the estimate.
+sed -e 's|^output = .*|output = "half.h5"|' -e '/^\[devices\]/,$d' \
+  -e 's|^sharding = .*|sharding = ["table_wise"]\nprecision = ["fp32", "bf16"]|' capped.toml >half.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run half.toml
+[ "$status" = 0 ] || fail "bf16 run exited $status: $out"
+check_layout half.h5
+"$PYTHON" - <<'PY' || fail "bf16 tables"
+import h5py
+f = h5py.File("half.h5", "r")
+c32 = f["configs/dlrm-r2-b64-even-fp32-table_wise"]
+c16 = f["configs/dlrm-r2-b64-even-bf16-table_wise"]
+n = c16["embedding/lookups"][()]
+assert (c16["embedding/bytes_touched"][()] == n * 8 * 2).all()
+assert (c32["embedding/bytes_touched"][()] == n * 8 * 4).all()
+m32, m16 = c32.attrs["memory_estimate"], c16.attrs["memory_estimate"]
+assert abs((m32 - m16) - 400000 * 8 * 2) < 4 << 20, (m32, m16)  # one table per rank, 2 B saved a value
+PY
+
 # A list with a value for every rank runs (both plans fit in 1 GiB); one shorter than the launch
 # exits 2 before anything is written, naming the key.
 sed -e 's|^memory_gib = .*|memory_gib = [1, 2, 3]|' -e 's|^output = .*|output = "short.h5"|' \

@@ -62,7 +62,7 @@ struct Trained {
 };
 
 Trained make(MPI_Comm comm, const job::DlrmOptions& options, const std::string& sharding,
-             const std::vector<int>& batch) {
+             const std::vector<int>& batch, const std::string& precision) {
   Trained t;
   t.comm = std::make_unique<MpiCommunicator>(comm);
   core::RankContext ctx;
@@ -71,7 +71,15 @@ Trained make(MPI_Comm comm, const job::DlrmOptions& options, const std::string& 
   ctx.global_batch = kGlobalBatch;
   ctx.bucket_bytes = 256;  // several buckets
   ctx.seed = 11;
-  t.model = std::make_unique<kernels::Dlrm>(options, sharding, batch, ctx);
+  const job::Config config{.id = "",
+                           .workload = "dlrm",
+                           .ranks = t.comm->size(),
+                           .global_batch = kGlobalBatch,
+                           .batch_split = "",
+                           .per_rank_batch = batch,
+                           .precision = precision,
+                           .sharding = sharding};
+  t.model = std::make_unique<kernels::Dlrm>(options, config, ctx);
   return t;
 }
 
@@ -107,26 +115,28 @@ void expect_same_step(const Trained& sharded, const Trained& reference) {
   const kernels::ShardedEmbeddings& tables = sharded.model->embeddings();
   for (std::size_t s = 0; s < tables.shard_count(); ++s) {
     const kernels::LocalShard& local = layout.shards[s];
-    const kernels::Tensor2& whole = reference.model->embeddings().shard_table(local.table);
-    const kernels::Tensor2& piece = tables.shard_table(s);
-    for (std::size_t r = 0; r < piece.extent(0); ++r)
-      for (std::size_t c = 0; c < piece.extent(1); ++c)
+    const kernels::ShardTable& whole = reference.model->embeddings().shard_table(local.table);
+    const kernels::ShardTable& piece = tables.shard_table(s);
+    for (std::size_t r = 0; r < piece.rows(); ++r)
+      for (std::size_t c = 0; c < piece.cols(); ++c)
         ASSERT_TRUE(
-            close(piece(r, c),
-                  whole(static_cast<std::size_t>(local.shard.row_begin) + r,
-                        static_cast<std::size_t>(local.shard.col_begin) + c),
+            close(piece.get(r, c),
+                  whole.get(static_cast<std::size_t>(local.shard.row_begin) + r,
+                            static_cast<std::size_t>(local.shard.col_begin) + c),
                   "table " + std::to_string(local.table) + " row " +
                       std::to_string(local.shard.row_begin + static_cast<std::int64_t>(r))));
   }
 }
 
-void check_plan(const std::string& sharding, const std::string& optimizer, bool uneven) {
+void check_plan(const std::string& sharding, const std::string& optimizer, bool uneven,
+                const std::string& precision = "fp32") {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   job::DlrmOptions options = tiny_options(optimizer);
   options.plans = {mixed_plan(size)};
-  Trained reference = make(MPI_COMM_SELF, options, "table_wise", {kGlobalBatch});
-  Trained sharded = make(MPI_COMM_WORLD, options, sharding, per_rank_batch(size, uneven));
+  Trained reference = make(MPI_COMM_SELF, options, "table_wise", {kGlobalBatch}, precision);
+  Trained sharded =
+      make(MPI_COMM_WORLD, options, sharding, per_rank_batch(size, uneven), precision);
   for (int s = 0; s < kSteps; ++s) {
     SCOPED_TRACE(sharding + ", step " + std::to_string(s + 1));
     step(reference);
@@ -150,6 +160,12 @@ TEST_P(EverySharding, MatchesOneRankWithRowwiseAdagrad) {
   // shard), which differs from the whole row's by design; every other plan must match.
   if (GetParam() == "column_wise" || GetParam() == "mixed") GTEST_SKIP() << "per-shard state";
   check_plan(GetParam(), "rowwise_adagrad", true);
+}
+
+TEST_P(EverySharding, MatchesOneRankWithBf16Tables) {
+  // The same stored values on both sides: each table value is rounded to bf16 once per update,
+  // from the same fp32 result.
+  check_plan(GetParam(), "sgd", true, "bf16");
 }
 
 std::vector<std::string> shardings() {

@@ -68,6 +68,18 @@ job::DlrmOptions medium_options() {
   return o;
 }
 
+job::Config config(const std::string& sharding, const std::vector<int>& batch,
+                   const std::string& precision = "fp32") {
+  return {.id = "",
+          .workload = "dlrm",
+          .ranks = static_cast<int>(batch.size()),
+          .global_batch = 0,
+          .batch_split = "",
+          .per_rank_batch = batch,
+          .precision = precision,
+          .sharding = sharding};
+}
+
 core::RankContext context(core::Communicator& comm, const std::vector<int>& batch) {
   core::RankContext ctx;
   ctx.comm = &comm;
@@ -92,7 +104,7 @@ TEST_P(EveryPlan, EstimateMatchesTheHeapOfEachRankOfThree) {
   for (int rank = 0; rank < 3; ++rank) {
     testing_support::FakeCommunicator comm(rank, 3);
     const std::int64_t before = heap_in_use();
-    const Dlrm model(medium_options(), GetParam(), batch, context(comm, batch));
+    const Dlrm model(medium_options(), config(GetParam(), batch), context(comm, batch));
     const std::int64_t grown = heap_in_use() - before;
     // No step has run: no sparse gradients yet.
     const DlrmMemory& m = model.memory_estimate();
@@ -114,7 +126,7 @@ TEST(DlrmMemory, EstimateMatchesTheHeapAfterAStepIncludingSparseGradients) {
   SoloCommunicator comm;
   const std::vector<int> batch = {256};
   const std::int64_t before = heap_in_use();
-  Dlrm model(medium_options(), "table_wise", batch, context(comm, batch));
+  Dlrm model(medium_options(), config("table_wise", batch), context(comm, batch));
   core::PhaseTimer timer(model.phase_names(), 1, [] { Kokkos::fence(); });
   model.step(timer);
   expect_within_5_percent(heap_in_use() - before, model.memory_estimate().resident(),
@@ -125,20 +137,35 @@ TEST(DlrmMemory, EstimateMatchesTheHeapAfterAStepIncludingSparseGradients) {
       << "the buffers the workload made are the ones the estimate counts";
 }
 
+TEST(DlrmMemory, Bf16TablesTakeHalfTheTableBytesAndTheEstimateFollows) {
+  testing_support::FakeCommunicator comm(1, 2);
+  const std::vector<int> batch = {64, 64};
+  const std::int64_t before = heap_in_use();
+  const Dlrm bf16(medium_options(), config("row_wise", batch, "bf16"), context(comm, batch));
+  expect_within_5_percent(
+      heap_in_use() - before,
+      bf16.memory_estimate().resident() - bf16.memory_estimate().sparse_gradients, "bf16 tables");
+  const Dlrm fp32(medium_options(), config("row_wise", batch), context(comm, batch));
+  // row_wise on rank 1 of 2: 60000 + 20000 + 45000 + 3 rows of 32 values.
+  const std::int64_t values = (60000 + 20000 + 45000 + 3) * 32;
+  EXPECT_NEAR(static_cast<double>(bf16.memory_estimate().tables), values * 2.0, 2 << 21);
+  EXPECT_NEAR(static_cast<double>(fp32.memory_estimate().tables), values * 4.0, 2 << 21);
+}
+
 TEST(DlrmMemory, APlanOverTheBudgetIsOomBeforeTheModelIsAllocated) {
   SoloCommunicator comm;
   const std::vector<int> batch = {64};
   core::RankContext ctx = context(comm, batch);
   std::int64_t need = 0;
   {
-    const Dlrm probe(medium_options(), "data_parallel", batch, ctx);
+    const Dlrm probe(medium_options(), config("data_parallel", batch), ctx);
     need = probe.memory_estimate().total();
   }
   // Half the need: the estimate refuses. (Had the model been allocated, the buffer ledger would
   // have refused with its own message, after allocating the buffers that fitted.)
   ctx.memory_budget_bytes = need / 2;
   try {
-    const Dlrm model(medium_options(), "data_parallel", batch, ctx);
+    const Dlrm model(medium_options(), config("data_parallel", batch), ctx);
     FAIL() << "a plan needing " << need << " B ran in a budget of " << need / 2 << " B";
   } catch (const core::MemoryBudgetExceeded& e) {
     const std::string message = e.what();

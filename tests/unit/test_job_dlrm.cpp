@@ -686,3 +686,20 @@ TEST(DlrmPlanText, ShowsOptionsDevicesAndTheShardingOfEachConfiguration) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(DlrmSweep, PrecisionSelectsTheTablesStorage) {
+  const std::string text = replaced(
+      "global_batch = [8]", "global_batch = [8]\nprecision = [\"fp32\", \"bf16\", \"fp16\"]");
+  const std::vector<Config> configs = expand_sweep(parse_job_text(text, kFile));
+  std::vector<std::string> precisions;
+  for (const Config& c : configs)
+    if (c.ranks == 1 && c.sharding == "table_wise") precisions.push_back(c.precision);
+  EXPECT_EQ(precisions, (std::vector<std::string>{"fp32", "bf16", "fp16"}));
+  EXPECT_TRUE(std::ranges::any_of(configs, [](const Config& c) {
+    return c.id == "dlrm-r2-b8-even-bf16-table_wise-size_greedy";
+  }));
+}
+
+}  // namespace

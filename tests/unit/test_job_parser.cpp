@@ -777,7 +777,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"comm", "backend = \"ucx-verbs\"", "backend",
                 "unknown backend 'ucx-verbs'; expected one of mpi, nccl, auto"},
         BadLine{"sweep", "precision = [\"fp16\"]", "precision",
-                "precision 'fp16' is not available in this version; use \"fp32\""},
+                "precision 'fp16' is not available for workload kind resnet50; use fp32"},
         BadLine{"sweep", "precision = [\"fp33\"]", "precision",
                 "unknown precision 'fp33'; expected one of fp32; did you mean 'fp32'?"},
         BadLine{"sweep", "batch_split = [\"proportional\"]", "batch_split",

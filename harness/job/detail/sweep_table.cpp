@@ -24,8 +24,7 @@ namespace {
 // ranks first: a kind that sweeps ranks only takes none of the others.
 constexpr std::array<std::string_view, 5> kKeys = {"ranks", "global_batch", "batch_split",
                                                    "precision", "sharding"};
-constexpr std::array<std::string_view, 1> kPrecisions = {"fp32"};
-constexpr std::array<std::string_view, 2> kLaterPrecisions = {"fp16", "bf16"};
+constexpr std::array<std::string_view, 3> kKnownPrecisions = {"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
 constexpr std::int64_t kMaxRanks = std::int64_t{1} << 20;        // 1,048,576
 constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;  // 1,073,741,824 samples
@@ -129,15 +128,17 @@ std::vector<Located<Split>> read_splits(const TableReader& sweep) {
                           });
 }
 
-std::string read_precision(const TableReader& sweep, const toml::node& element) {
+std::string read_precision(const TableReader& sweep, const toml::node& element,
+                           const WorkloadKind& kind) {
   std::string precision = sweep.as_string(element, "precision");
-  if (std::ranges::find(kPrecisions, precision) != kPrecisions.end()) return precision;
-  if (std::ranges::find(kLaterPrecisions, precision) != kLaterPrecisions.end())
+  if (std::ranges::find(kind.precisions, precision) != kind.precisions.end()) return precision;
+  if (std::ranges::find(kKnownPrecisions, precision) != kKnownPrecisions.end())
     sweep.fail(element, "precision",
-               "precision '" + precision + "' is not available in this version; use \"fp32\"");
+               "precision '" + precision + "' is not available for workload kind " +
+                   std::string(kind.name) + "; use " + join(kind.precisions, " or "));
   sweep.fail(element, "precision",
-             "unknown precision '" + precision + "'; expected one of " + join(kPrecisions, ", ") +
-                 did_you_mean(precision, kPrecisions));
+             "unknown precision '" + precision + "'; expected one of " +
+                 join(kind.precisions, ", ") + did_you_mean(precision, kind.precisions));
 }
 
 template <class T>
@@ -303,7 +304,7 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload) {
   const std::vector<Located<Split>> splits = read_splits(sweep);
   const std::vector<Located<std::string>> precision = read_list<std::string>(
       sweep, "precision", "a list of strings", {"fp32"},
-      [&](const toml::node& element) { return read_precision(sweep, element); });
+      [&](const toml::node& element) { return read_precision(sweep, element, kind); });
   const std::vector<Located<std::string>> shardings = read_shardings(sweep, kind, workload);
   const SweepSpec spec = to_spec(ranks, global_batch, splits, precision, shardings);
   check_weight_lengths(sweep, spec, splits);

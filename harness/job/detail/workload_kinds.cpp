@@ -17,6 +17,9 @@
 namespace scaletune::job::detail {
 namespace {
 
+constexpr std::array<std::string_view, 1> kFp32 = {"fp32"};
+constexpr std::array<std::string_view, 3> kEmbeddingPrecisions = {"fp32", "fp16", "bf16"};
+
 const std::array<WorkloadKind, 3> kKinds = {
     WorkloadKind{.name = "resnet50",
                  .option_keys = resnet50_option_keys(),
@@ -24,6 +27,7 @@ const std::array<WorkloadKind, 3> kKinds = {
                  .describe_options = describe_resnet50_options,
                  .sweeps_batch = true,
                  .sweeps_sharding = false,
+                 .precisions = kFp32,
                  .expand = expand_batch_sweep,
                  .device_buffers = false},
     WorkloadKind{.name = "collectives",
@@ -32,6 +36,7 @@ const std::array<WorkloadKind, 3> kKinds = {
                  .describe_options = describe_collectives_options,
                  .sweeps_batch = false,
                  .sweeps_sharding = false,
+                 .precisions = {},
                  .expand = expand_collectives_sweep,
                  .device_buffers = true},
     WorkloadKind{.name = "dlrm",
@@ -40,6 +45,7 @@ const std::array<WorkloadKind, 3> kKinds = {
                  .describe_options = describe_dlrm_options,
                  .sweeps_batch = true,
                  .sweeps_sharding = true,
+                 .precisions = kEmbeddingPrecisions,
                  .expand = expand_dlrm_sweep,
                  .device_buffers = false},
 };

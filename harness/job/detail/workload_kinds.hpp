@@ -28,6 +28,9 @@ struct WorkloadKind {
   /// true: [sweep] takes sharding (required; kShardingSchemes values and the kind's explicit
   /// plans); false: sharding is an error.
   bool sweeps_sharding;
+  /// The [sweep] precision values it takes (kinds that sweep a batch): "fp32" for all; "fp16"
+  /// and "bf16" where the kind stores something in 16 bits (dlrm: its embedding tables).
+  std::span<const std::string_view> precisions;
   /// The configurations of a validated job of this kind, in run order (expand_sweep).
   std::vector<Config> (*expand)(const JobSpec& job);
   /// Whether its buffers can live in device memory, which [comm] backend "nccl" needs.
