@@ -16,6 +16,7 @@ namespace {
 /// Phase indices, in phase_names() order.
 enum Phase : std::size_t {
   kEmbFwd,
+  kWait,
   kAlltoallFwd,
   kMlpFwd,
   kInteraction,
@@ -47,9 +48,9 @@ RankLayout layout_for(const job::DlrmOptions& options, const std::string& shardi
 void check_estimate(const DlrmMemory& estimate, const RankLayout& layout,
                     std::int64_t budget_bytes) {
   if (budget_bytes <= 0 || estimate.total() <= budget_bytes) return;
-  throw core::MemoryBudgetExceeded("rank " + std::to_string(layout.rank) + ": sharding " +
-                                   layout.plan.name + " needs " + estimate.describe() +
-                                   ", more than the rank's " + core::format_bytes(budget_bytes));
+  throw core::MemoryBudgetExceeded("sharding " + layout.plan.name + " needs " +
+                                   estimate.describe() + ", more than the rank's " +
+                                   core::format_bytes(budget_bytes));
 }
 
 std::span<float> as_span(const Vector& v) {
@@ -100,8 +101,8 @@ Dlrm::Dlrm(const job::DlrmOptions& options, const job::Config& config, const cor
 Dlrm::~Dlrm() = default;
 
 std::vector<std::string> Dlrm::phase_names() const {
-  return {"emb_fwd",      "alltoall_fwd", "mlp_fwd",   "interaction", "mlp_bwd",
-          "alltoall_bwd", "emb_bwd",      "allreduce", "optimizer"};
+  return {"emb_fwd", "wait",         "alltoall_fwd", "mlp_fwd",   "interaction",
+          "mlp_bwd", "alltoall_bwd", "emb_bwd",      "allreduce", "optimizer"};
 }
 
 void Dlrm::forward_dense(core::PhaseTimer& timer) {
@@ -133,6 +134,8 @@ void Dlrm::step(core::PhaseTimer& timer) {
   core::Communicator& comm = *m_ctx.comm;
   m_embeddings->forward();
   timer.mark(kEmbFwd);
+  comm.barrier();
+  timer.mark(kWait);
   m_embeddings->exchange_forward(comm);
   timer.mark(kAlltoallFwd);
   forward_dense(timer);

@@ -15,7 +15,7 @@ import h5py, numpy as np
 f = h5py.File("dlrm.h5", "r")
 configs = f["configs"]
 text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
-phases = ["emb_fwd", "alltoall_fwd", "mlp_fwd", "interaction", "mlp_bwd", "alltoall_bwd",
+phases = ["emb_fwd", "wait", "alltoall_fwd", "mlp_fwd", "interaction", "mlp_bwd", "alltoall_bwd",
           "emb_bwd", "allreduce", "optimizer"]
 schemes = ["data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
            "row_wise", "column_wise"]

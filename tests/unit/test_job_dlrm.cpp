@@ -466,7 +466,11 @@ TEST(DlrmJobErrors, PlansPlaceEveryTableOnceWithValidRanks) {
                "data_parallel\", ranks", "ranks", "takes no ranks");
   expect_error(replaced(users, "users = 3"), "users = 3", "users", "integer where a table");
   expect_error(replaced("[workload.plans.alldp]", "[workload.plans.row_wise]"),
-               "[workload.plans.row_wise]", "row_wise", "is a built-in sharding scheme");
+               "[workload.plans.row_wise]", "row_wise", "a built-in sharding scheme");
+  // Its configuration ids would equal table_wise:size_greedy's.
+  expect_error(replaced("[workload.plans.alldp]", "[workload.plans.table_wise-size_greedy]"),
+               "[workload.plans.table_wise-size_greedy]", "table_wise-size_greedy",
+               "reads in configuration ids as) a built-in sharding scheme");
 }
 
 // ---- [sweep] sharding ----------------------------------------------------------------------

@@ -72,10 +72,19 @@ TablePlacement read_placement(const TableReader& plan, const toml::node& node,
 
 std::string check_plan_name(const TableReader& plans, const toml::node& node,
                             std::string_view name) {
-  if (std::ranges::find(kShardingSchemes, name) != kShardingSchemes.end())
+  // A scheme's configuration ids write ':' as '-': a plan named so would share its ids.
+  const auto as_in_ids = [](std::string_view scheme) {
+    std::string text(scheme);
+    std::ranges::replace(text, ':', '-');
+    return text;
+  };
+  if (std::ranges::any_of(kShardingSchemes, [&](std::string_view scheme) {
+        return scheme == name || as_in_ids(scheme) == name;
+      }))
     plans.fail(node, name,
                "plan name '" + std::string(name) +
-                   "' is a built-in sharding scheme; give the plan another name");
+                   "' is (or reads in configuration ids as) a built-in sharding scheme; give the "
+                   "plan another name");
   if (!valid_name(name))
     plans.fail(node, name,
                "plan name '" + std::string(name) +
