@@ -8,6 +8,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -94,6 +95,8 @@ core::RankContext context(core::Communicator& comm, const std::vector<int>& batc
 void expect_within_5_percent(std::int64_t measured, std::int64_t estimate,
                              const std::string& what) {
   const double ratio = static_cast<double>(estimate) / static_cast<double>(measured);
+  std::printf("%s: estimate %lld B / allocated %lld B = %.4f\n", what.c_str(),
+              static_cast<long long>(estimate), static_cast<long long>(measured), ratio);
   EXPECT_NEAR(ratio, 1.0, 0.05) << what << ": estimate " << estimate << " B, heap grew by "
                                 << measured << " B";
 }
