@@ -47,9 +47,9 @@ class Dlrm final : public core::Workload {
 
   /// {"emb_fwd", "wait", "alltoall_fwd", "mlp_fwd", "interaction", "mlp_bwd", "alltoall_bwd",
   /// "emb_bwd", "allreduce", "optimizer"}. "wait" is a barrier after the lookups: the time a rank
-  /// waits for the slowest rank's lookups (the load imbalance of the plan). mlp_fwd covers the bottom MLP, the top MLP and the
-  /// loss; mlp_bwd both MLPs' backward; interaction its forward and backward and the assembly of
-  /// its inputs.
+  /// waits for the slowest rank's lookups (the load imbalance of the plan). mlp_fwd covers the
+  /// bottom MLP, the top MLP and the loss; mlp_bwd both MLPs' backward; interaction its forward and
+  /// backward and the assembly of its inputs.
   std::vector<std::string> phase_names() const override;
   /// One training step (see the class comment). Collective over ctx.comm.
   void step(core::PhaseTimer& timer) override;
