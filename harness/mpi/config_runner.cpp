@@ -144,8 +144,12 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
   const core::RankContext ctx = rank_context(job, config, communicator, comm);
   Outcome out;
   std::unique_ptr<core::Workload> workload;
-  guarded(out,
-          [&] { workload = core::workload_factory(config.workload)(job.workload, config, ctx); });
+  guarded(out, [&] {
+    if (const auto& describe = core::config_describer(config.workload))
+      for (const auto& [key, value] : describe(job.workload, config))
+        result.text_attrs[key] = value;
+    workload = core::workload_factory(config.workload)(job.workload, config, ctx);
+  });
   deadline.check(out);
   Timings timings;
   if (all_ok(comm, out)) timings = iterate(*workload, job.run, deadline, comm, out);

@@ -199,8 +199,7 @@ std::vector<std::pair<std::string, double>> Dlrm::attributes() const {
 }
 
 std::vector<std::pair<std::string, std::string>> Dlrm::text_attributes() const {
-  return {{"plan", describe_plan(m_layout.plan, m_options)},
-          {"index_distribution", m_options.index_distribution},
+  return {{"index_distribution", m_options.index_distribution},
           {"embedding_optimizer", m_options.embedding_optimizer}};
 }
 
@@ -222,12 +221,17 @@ std::span<const float> Dlrm::dense_parameters() const {
 }
 
 namespace {
-const bool registered =
-    core::register_workload("dlrm",
-                            [](const job::WorkloadSpec& spec, const job::Config& config,
-                               const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-                              return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
-                            });
+const bool registered = core::register_workload(
+    "dlrm",
+    [](const job::WorkloadSpec& spec, const job::Config& config,
+       const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+      return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
+    },
+    [](const job::WorkloadSpec& spec, const job::Config& config) {
+      const ShardingPlan plan = make_sharding_plan(config.sharding, spec.dlrm, config.ranks);
+      return std::vector<std::pair<std::string, std::string>>{
+          {"plan", describe_plan(plan, spec.dlrm)}};
+    });
 }  // namespace
 
 }  // namespace scaletune::kernels

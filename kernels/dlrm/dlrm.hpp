@@ -23,14 +23,15 @@
 
 namespace scaletune::kernels {
 
-/// One rank's DLRM (registered as workload "dlrm"). Synthetic data (dlrm_inputs.hpp): the same
-/// batch every step, identical for a global sample whatever the split and plan. Initial weights
-/// depend on the seed only: MLPs by init_mlp_parameters (bottom seeded seed + 1, top seed + 2),
-/// tables by embedding_initial_value. Loss: BCE with logits over the global batch, each rank's
-/// share scaled by 1 / global_batch, so summed gradients are those of the global mean loss.
-/// Dense weights: plain SGD (momentum 0, no weight decay) after a bucketed all-reduce;
-/// embeddings: row-sparse SGD or rowwise Adagrad (a column-wise shard keeps its own rowwise
-/// Adagrad state over its columns, as FBGEMM's fused optimizer does per shard).
+/// One rank's DLRM (registered as workload "dlrm", with a describer that records its plan).
+/// Synthetic data (dlrm_inputs.hpp): the same batch every step, identical for a global sample
+/// whatever the split and plan. Initial weights depend on the seed only: MLPs by
+/// init_mlp_parameters (bottom seeded seed + 1, top seed + 2), tables by embedding_initial_value.
+/// Loss: BCE with logits over the global batch, each rank's share scaled by 1 / global_batch, so
+/// summed gradients are those of the global mean loss. Dense weights: plain SGD (momentum 0, no
+/// weight decay) after a bucketed all-reduce; embeddings: row-sparse SGD or rowwise Adagrad (a
+/// column-wise shard keeps its own rowwise Adagrad state over its columns, as FBGEMM's fused
+/// optimizer does per shard).
 class Dlrm final : public core::Workload {
  public:
   /// Makes the plan config.sharding over config.ranks = ctx.comm->size() ranks with the batch
@@ -64,7 +65,8 @@ class Dlrm final : public core::Workload {
   std::int64_t memory_peak_bytes() const override;
   /// tables, embedding_dim, total_rows, dense_params, mean_pooling, memory_estimate (bytes).
   std::vector<std::pair<std::string, double>> attributes() const override;
-  /// plan (describe_plan), index_distribution, embedding_optimizer.
+  /// index_distribution, embedding_optimizer. (The plan, describe_plan, is recorded by the
+  /// describer registered with the workload, so an oom configuration has it too.)
   std::vector<std::pair<std::string, std::string>> text_attributes() const override;
   /// Per table: lookups, bytes touched (lookups x shard cols x bytes per stored value) and reuse
   /// histogram of the

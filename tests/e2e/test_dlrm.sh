@@ -106,6 +106,7 @@ tw = f["configs/dlrm-r2-b64-even-fp32-table_wise"]
 assert text(dp.attrs["status"]) == "oom", text(dp.attrs["status"])
 assert "sharding data_parallel needs" in text(dp.attrs["error"]), text(dp.attrs["error"])
 assert "more than the rank's 41 MiB" in text(dp.attrs["error"]), text(dp.attrs["error"])
+assert text(dp.attrs["plan"]) == "t0:data_parallel[all]; t1:data_parallel[all]", text(dp.attrs["plan"])
 assert text(tw.attrs["status"]) == "ok", text(tw.attrs["error"])
 PY
 # bf16 tables: half the bytes read per lookup, the tables' memory halved in the estimate.
