@@ -1,4 +1,5 @@
 #include "kernels/dlrm/dlrm_inputs.hpp"
+#include "kernels/host/detail/splitmix64.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,17 +12,8 @@
 namespace scaletune::kernels {
 namespace {
 
-/// SplitMix64's output function (Steele, Lea, Flood, "Fast splittable pseudorandom number
-/// generators", OOPSLA 2014).
-std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
-  return splitmix64(a ^ splitmix64(b));
+  return detail::splitmix64(a ^ detail::splitmix64(b));
 }
 
 }  // namespace
@@ -97,7 +89,7 @@ float embedding_initial_value(std::uint64_t seed, std::size_t table, std::int64_
                               std::int64_t rows) {
   const std::uint64_t key =
       mix(mix(seed, table), mix(static_cast<std::uint64_t>(row), static_cast<std::uint64_t>(col)));
-  const double unit = static_cast<double>(splitmix64(key) >> 11) * 0x1.0p-53;  // [0, 1)
+  const double unit = static_cast<double>(detail::splitmix64(key) >> 11) * 0x1.0p-53;  // [0, 1)
   const double bound = std::sqrt(1.0 / static_cast<double>(rows));
   return static_cast<float>((2.0 * unit - 1.0) * bound);
 }
