@@ -1,0 +1,251 @@
+// The GPT-2 model: its backward against central differences of its own loss in every part
+// (embeddings, a block, the final LayerNorm), gradient accumulation over micro-batches, the
+// published parameter count of GPT-2 small and a hand count, GPT-2's initialisation, the
+// activation memory formula and its input errors.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "kernels/host/gpt_model.hpp"
+#include "kernels/host/transformer_block.hpp"
+#include "test_ops_support.hpp"
+
+namespace scaletune::kernels {
+namespace {
+
+using test::all_near;
+using test::fill_uniform;
+using test::throws_naming;
+
+/// 2 layers, H 8, 2 heads, S 4, V 11, F 32, two samples, no dropout.
+GptShape tiny_shape() {
+  return GptShape{2, 8, 2, 4, 11, 4, 0.0f, 2};
+}
+
+/// Offsets of the documented flat layout, computed independently of the model.
+struct Layout {
+  std::size_t h, f, v, s, layers;
+  std::size_t wte = 0, wpe, block0, block_size, ln_f_gamma, ln_f_beta, total;
+  Layout(const GptShape& shape)
+      : h(shape.hidden),
+        f(shape.hidden * shape.ffn_mult),
+        v(shape.vocab),
+        s(shape.seq_len),
+        layers(shape.layers) {
+    wpe = wte + v * h;
+    block0 = wpe + s * h;
+    // ln1 (2H), qkv (3H^2 + 3H), proj (H^2 + H), ln2 (2H), fc1 (FH + F), fc2 (HF + H).
+    block_size = 2 * h + 3 * h * h + 3 * h + h * h + h + 2 * h + f * h + f + h * f + h;
+    ln_f_gamma = block0 + layers * block_size;
+    ln_f_beta = ln_f_gamma + h;
+    total = ln_f_beta + h;
+  }
+  /// Offsets inside a block, in TransformerBlock's documented order.
+  std::size_t qkv_w(std::size_t l) const { return block0 + l * block_size + 2 * h; }
+  std::size_t proj_w(std::size_t l) const { return qkv_w(l) + 3 * h * h + 3 * h; }
+  std::size_t ln2_gamma(std::size_t l) const { return proj_w(l) + h * h + h; }
+  std::size_t fc1_w(std::size_t l) const { return ln2_gamma(l) + 2 * h; }
+  std::size_t fc2_w(std::size_t l) const { return fc1_w(l) + f * h + f; }
+};
+
+Labels make_ids(const std::vector<int>& ids) {
+  Labels view("ids", ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i) view(i) = ids[i];
+  return view;
+}
+
+/// Two samples of S = 4: token ids and their next-token targets.
+const std::vector<int> kTokens = {3, 7, 7, 1, 0, 10, 5, 2};
+const std::vector<int> kTargets = {7, 7, 1, 9, 10, 5, 2, 4};
+
+/// Random parameters large enough that every part has sizeable gradients.
+std::vector<float> random_params(const GptShape& shape, unsigned seed) {
+  std::vector<float> params(static_cast<std::size_t>(GptModel::parameter_count(shape)));
+  fill_uniform(Vector(params.data(), params.size()), seed, -0.5f, 0.5f);
+  return params;
+}
+
+TEST(GptModel, GradientsMatchCentralDifferencesInEveryPart) {
+  const GptShape shape = tiny_shape();
+  const Layout at(shape);
+  std::vector<float> params = random_params(shape, 3);
+  std::vector<float> grads(params.size(), 0.0f), scratch(params.size(), 0.0f);
+  GptModel model(shape, params, grads);
+  GptModel probe(shape, params, scratch);  // evaluates the loss; its gradients are discarded
+  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+
+  const std::vector<std::size_t> sample = {
+      at.wte + 3 * at.h + 1, at.wte + 9 * at.h + 4, at.wte + 7 * at.h + 6,  // embedded + head
+      at.wpe + 0 * at.h + 2, at.wpe + 3 * at.h + 7,                         // positions
+      at.qkv_w(0) + 5,       at.proj_w(1) + 17,     at.fc1_w(1) + 40,      at.fc2_w(0) + 100,
+      at.ln2_gamma(0) + 3,   at.ln_f_gamma + 2,     at.ln_f_beta + 5};
+  const float eps = 1e-2f;
+  std::vector<double> numeric, analytic;
+  double largest = 0.0;
+  for (const std::size_t i : sample) {
+    const float saved = params[i];
+    params[i] = saved + eps;
+    const double up = probe.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+    params[i] = saved - eps;
+    const double down = probe.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+    params[i] = saved;
+    numeric.push_back((up - down) / (2.0 * static_cast<double>(eps)));
+    analytic.push_back(grads[i]);
+    largest = std::max(largest, std::abs(static_cast<double>(grads[i])));
+  }
+  EXPECT_GT(largest, 0.05);  // the sample is not all flat directions
+  // Float loss of ~20 rounds at ~2e-6, so the difference quotient carries ~1e-4 of noise;
+  // the O(eps^2) truncation term adds a few parts in 1e3.
+  EXPECT_TRUE(all_near(analytic, numeric, 2e-3, 2e-2));
+}
+
+TEST(GptModel, MicroBatchesAccumulateIntoTheSameGradients) {
+  const GptShape shape = tiny_shape();
+  std::vector<float> params = random_params(shape, 5);
+  std::vector<float> whole(params.size(), 0.0f), split(params.size(), 0.0f);
+  GptModel one_batch(shape, params, whole);
+  GptModel two_batches(shape, params, split);
+  const double loss_whole =
+      one_batch.forward_backward(make_ids(kTokens), make_ids(kTargets), 0.5f, BlockDropout{});
+  double loss_split = 0.0;
+  for (std::size_t b = 0; b < 2; ++b) {
+    const std::vector<int> tokens(kTokens.begin() + 4 * b, kTokens.begin() + 4 * (b + 1));
+    const std::vector<int> targets(kTargets.begin() + 4 * b, kTargets.begin() + 4 * (b + 1));
+    loss_split +=
+        two_batches.forward_backward(make_ids(tokens), make_ids(targets), 0.5f,
+                                     BlockDropout{0, 0, static_cast<std::int64_t>(4 * b)});
+  }
+  EXPECT_NEAR(loss_split, loss_whole, 1e-5 * std::abs(loss_whole));
+  const std::vector<double> a(whole.begin(), whole.end()), b(split.begin(), split.end());
+  EXPECT_TRUE(all_near(b, a, 1e-6, 1e-4));
+}
+
+TEST(GptModel, SecondCallAddsToTheGradients) {
+  const GptShape shape = tiny_shape();
+  std::vector<float> params = random_params(shape, 7);
+  std::vector<float> grads(params.size(), 0.0f);
+  GptModel model(shape, params, grads);
+  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+  const std::vector<double> once(grads.begin(), grads.end());
+  model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+  std::vector<double> twice_halved;
+  for (const float g : grads) twice_halved.push_back(0.5 * g);
+  EXPECT_TRUE(all_near(twice_halved, once, 1e-7, 1e-5));
+}
+
+TEST(GptModel, ParameterCounts) {
+  // GPT-2 small with the LM head tied to wte, wpe included (Radford et al. 2019; the released
+  // 124M checkpoint).
+  EXPECT_EQ(GptModel::parameter_count(GptShape{12, 768, 12, 1024, 50257}), 124'439'808);
+  // Tiny: wte 11*8 + wpe 4*8 + 2 blocks * (12*64 + 13*8) + ln_f 2*8.
+  EXPECT_EQ(GptModel::parameter_count(tiny_shape()), 88 + 32 + 2 * 872 + 16);
+  EXPECT_EQ(static_cast<std::size_t>(GptModel::parameter_count(tiny_shape())),
+            Layout(tiny_shape()).total);
+}
+
+/// Mean and (population) standard deviation of n floats at `p`.
+std::pair<double, double> mean_std(const float* p, std::size_t n) {
+  double sum = 0.0, sum_sq = 0.0;
+  for (std::size_t i = 0; i < n; ++i) sum += p[i];
+  const double mean = sum / static_cast<double>(n);
+  for (std::size_t i = 0; i < n; ++i) sum_sq += (p[i] - mean) * (p[i] - mean);
+  return {mean, std::sqrt(sum_sq / static_cast<double>(n))};
+}
+
+bool all_equal(const std::vector<float>& p, std::size_t from, std::size_t n, float value) {
+  for (std::size_t i = from; i < from + n; ++i)
+    if (p[i] != value) return false;
+  return true;
+}
+
+TEST(GptModel, InitialisesAsGpt2) {
+  const GptShape shape{2, 64, 4, 16, 1000};
+  const Layout at(shape);
+  std::vector<float> params(at.total, 42.0f);
+  init_gpt_parameters(shape, 9, params);
+  // wte: n = 64000 draws; standard errors 0.02 / sqrt(n) (mean), 0.02 / sqrt(2 n) (std).
+  const auto [wte_mean, wte_std] = mean_std(params.data() + at.wte, at.v * at.h);
+  EXPECT_NEAR(wte_mean, 0.0, 5 * 0.02 / std::sqrt(64000.0));
+  EXPECT_NEAR(wte_std, 0.02, 5 * 0.02 / std::sqrt(128000.0));
+  const auto [fc1_mean, fc1_std] = mean_std(params.data() + at.fc1_w(1), at.f * at.h);
+  EXPECT_NEAR(fc1_mean, 0.0, 5 * 0.02 / std::sqrt(16384.0));
+  EXPECT_NEAR(fc1_std, 0.02, 5 * 0.02 / std::sqrt(2.0 * 16384));
+  // Residual projections: 0.02 / sqrt(2 L) = 0.01.
+  const auto [fc2_mean, fc2_std] = mean_std(params.data() + at.fc2_w(0), at.h * at.f);
+  EXPECT_NEAR(fc2_mean, 0.0, 5 * 0.01 / std::sqrt(16384.0));
+  EXPECT_NEAR(fc2_std, 0.01, 5 * 0.01 / std::sqrt(2.0 * 16384));
+  for (std::size_t l = 0; l < at.layers; ++l) {
+    const std::size_t block = at.block0 + l * at.block_size;
+    EXPECT_TRUE(all_equal(params, block, at.h, 1.0f));                        // ln1 gamma
+    EXPECT_TRUE(all_equal(params, block + at.h, at.h, 0.0f));                 // ln1 beta
+    EXPECT_TRUE(all_equal(params, at.proj_w(l) - 3 * at.h, 3 * at.h, 0.0f));  // qkv bias
+    EXPECT_TRUE(all_equal(params, at.ln2_gamma(l) - at.h, at.h, 0.0f));       // proj bias
+    EXPECT_TRUE(all_equal(params, at.ln2_gamma(l), at.h, 1.0f));
+    EXPECT_TRUE(all_equal(params, at.ln2_gamma(l) + at.h, at.h, 0.0f));
+    EXPECT_TRUE(all_equal(params, at.fc2_w(l) - at.f, at.f, 0.0f));         // fc1 bias
+    EXPECT_TRUE(all_equal(params, at.fc2_w(l) + at.h * at.f, at.h, 0.0f));  // fc2 bias
+  }
+  EXPECT_TRUE(all_equal(params, at.ln_f_gamma, at.h, 1.0f));
+  EXPECT_TRUE(all_equal(params, at.ln_f_beta, at.h, 0.0f));
+  std::vector<float> again(at.total), other(at.total);
+  init_gpt_parameters(shape, 9, again);
+  init_gpt_parameters(shape, 10, other);
+  EXPECT_EQ(again, params);
+  EXPECT_NE(other, params);
+}
+
+TEST(GptModel, ActivationBytesEqualTheAllocation) {
+  const GptShape shape = tiny_shape();
+  std::vector<float> params = random_params(shape, 1), grads(params.size());
+  const GptModel model(shape, params, grads);
+  // T = 8 rows: residuals (L + 1) T H, ln_f out T H, two gradients 2 T H, logits T V,
+  // ln_f statistics 2 T, ln_f gradient scratch 2 H; plus every block's own buffers.
+  const std::int64_t own = 4 * (3 * 64 + 64 + 2 * 64 + 8 * 11 + 16 + 16);
+  const std::int64_t blocks =
+      2 * TransformerBlock::activation_bytes(TransformerBlockShape{8, 2, 4, 4, 2, 0.0f});
+  EXPECT_EQ(GptModel::activation_bytes(shape), own + blocks);
+  EXPECT_EQ(model.activation_bytes(), own + blocks);
+}
+
+TEST(GptModel, RejectsBadInputNamingIt) {
+  const GptShape shape = tiny_shape();
+  std::vector<float> params = random_params(shape, 1), grads(params.size(), 0.0f);
+  GptModel model(shape, params, grads);
+  std::vector<int> bad = kTokens;
+  bad[5] = 11;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { model.forward_backward(make_ids(bad), make_ids(kTargets), 1.0f, BlockDropout{}); },
+      "tokens[5] (sample 1, position 1) is 11, expected a token id in [0, 11)"));
+  bad = kTargets;
+  bad[2] = -1;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { model.forward_backward(make_ids(kTokens), make_ids(bad), 1.0f, BlockDropout{}); },
+      "targets[2] (sample 0, position 2) is -1"));
+  EXPECT_TRUE(all_equal(grads, 0, grads.size(), 0.0f));  // nothing ran
+  const std::vector<int> six(6, 1);
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { model.forward_backward(make_ids(six), make_ids(six), 1.0f, BlockDropout{}); },
+      "tokens has 6 ids, expected B * 4 with 1 <= B <= 2"));
+  std::vector<float> short_grads(grads.size() - 1);
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, params, short_grads); },
+                                                   "grads has 1879 floats, expected 1880"));
+  GptShape odd = shape;
+  odd.heads = 3;
+  EXPECT_THROW(GptModel::parameter_count(odd), std::invalid_argument);
+  odd = shape;
+  odd.vocab = 0;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel::parameter_count(odd); },
+                                                   "vocab is 0, expected >= 1"));
+}
+
+}  // namespace
+}  // namespace scaletune::kernels
