@@ -40,7 +40,7 @@ void linear_forward(const Tensor2& x, const Tensor2& w, const Vector& b, const T
 }
 
 void linear_backward(const Tensor2& x, const Tensor2& w, const Tensor2& dy, const Tensor2& dw,
-                     const Vector& db, const Tensor2& dx) {
+                     const Vector& db, const Tensor2& dx, GradMode mode) {
   constexpr const char* kOp = "linear_backward";
   const std::size_t n = x.extent(0);
   const std::size_t features = x.extent(1);
@@ -53,15 +53,16 @@ void linear_backward(const Tensor2& x, const Tensor2& w, const Tensor2& dy, cons
   const bool want_dx = dx.data() != nullptr;
   if (want_dx) require_matrix(kOp, "dx", dx, n, features);
 
+  const bool accumulate = mode == GradMode::accumulate;
   Kokkos::parallel_for("linear_bias_grad", detail::host_range(outputs), [=](std::size_t o) {
     double sum = 0.0;
     for (std::size_t row = 0; row < n; ++row) sum += dy(row, o);
-    db(o) = static_cast<float>(sum);
+    db(o) = static_cast<float>(sum) + (accumulate ? db(o) : 0.0f);
   });
   if (outputs == 0 || features == 0) return;
-  // dw[O,F] = dy^T[O,N] · x[N,F] (beta = 0: dw is overwritten).
+  // dw[O,F] = dy^T[O,N] · x[N,F] + beta dw (beta 0 overwrites, 1 accumulates).
   gemm(true, false, as_int(outputs), as_int(features), as_int(n), 1.0f, dy.data(), as_int(outputs),
-       x.data(), as_int(features), 0.0f, dw.data(), as_int(features));
+       x.data(), as_int(features), accumulate ? 1.0f : 0.0f, dw.data(), as_int(features));
   // dx[N,F] = dy[N,O] · w[O,F].
   if (want_dx && n > 0)
     gemm(false, false, as_int(n), as_int(features), as_int(outputs), 1.0f, dy.data(),

@@ -9,10 +9,15 @@ namespace scaletune::kernels {
 /// Throws std::invalid_argument when a shape does not match x [N,F], w [O,F], b [O], y [N,O].
 void linear_forward(const Tensor2& x, const Tensor2& w, const Vector& b, const Tensor2& y);
 
-/// dw[O,F] = dy^T·x, db[O] = sum_n dy (both overwritten); dx[N,F] = dy·w (overwritten; skipped
-/// when dx.data()==nullptr). x [N,F], w [O,F], dy [N,O]; all host, row-major, contiguous.
-/// Throws std::invalid_argument when a shape does not match.
+/// Whether a backward pass overwrites parameter gradients or adds to them (gradient
+/// accumulation over micro-batches: the caller zeroes once per step).
+enum class GradMode { overwrite, accumulate };
+
+/// dw[O,F] = dy^T·x, db[O] = sum_n dy (overwritten, or added to with GradMode::accumulate);
+/// dx[N,F] = dy·w (always overwritten; skipped when dx.data()==nullptr). x [N,F], w [O,F],
+/// dy [N,O]; all host, row-major, contiguous. Throws std::invalid_argument when a shape does not
+/// match.
 void linear_backward(const Tensor2& x, const Tensor2& w, const Tensor2& dy, const Tensor2& dw,
-                     const Vector& db, const Tensor2& dx);
+                     const Vector& db, const Tensor2& dx, GradMode mode = GradMode::overwrite);
 
 }  // namespace scaletune::kernels

@@ -7,7 +7,6 @@
 #include "kernels/host/detail/op_checks.hpp"
 #include "kernels/host/dropout.hpp"
 #include "kernels/host/gelu.hpp"
-#include "kernels/host/gemm.hpp"
 #include "kernels/host/layer_norm.hpp"
 #include "kernels/host/linear.hpp"
 
@@ -54,25 +53,6 @@ void require_buffer(const char* name, std::span<float> buffer, std::int64_t want
     throw std::invalid_argument(std::string(kBlock) + ": " + name + " has " +
                                 std::to_string(buffer.size()) + " floats, expected " +
                                 std::to_string(want) + " (parameter_count)");
-}
-
-int as_int(std::size_t extent) {
-  return static_cast<int>(extent);
-}
-
-/// dw[O,F] += dy^T x and db[O] += sum_n dy (accumulated, unlike linear_backward); dx[N,F] = dy w
-/// (overwritten). x [N,F], w [O,F], dy [N,O], all contiguous and already shape-checked.
-void linear_backward_accumulate(const Tensor2& x, const Tensor2& w, const Tensor2& dy,
-                                const Tensor2& dw, const Vector& db, const Tensor2& dx) {
-  const int n = as_int(x.extent(0)), in = as_int(x.extent(1)), out = as_int(w.extent(0));
-  gemm(true, false, out, in, n, 1.0f, dy.data(), out, x.data(), in, 1.0f, dw.data(), in);
-  gemm(false, false, n, in, out, 1.0f, dy.data(), out, w.data(), in, 0.0f, dx.data(), in);
-  const std::size_t rows = x.extent(0);
-  Kokkos::parallel_for("linear_bias_grad", detail::host_range(db.extent(0)), [=](std::size_t o) {
-    double sum = 0.0;
-    for (std::size_t r = 0; r < rows; ++r) sum += dy(r, o);
-    db(o) += static_cast<float>(sum);
-  });
 }
 
 /// dst += src element-wise over the flat span (both [n] or [N, F] of equal size).
@@ -330,12 +310,12 @@ void TransformerBlock::mlp_backward_branch(const Tensor2& dy, const Tensor2& dx)
   const std::size_t h = hidden();
   const Tensor2 d_fc2 = through_dropout(dy, 1, rows(m_d_hidden, h));
   const Tensor2 d_ffn = rows(m_d_ffn, ffn());
-  linear_backward_accumulate(rows(m_gelu_out, ffn()), m_params.fc2_w, d_fc2, m_grads.fc2_w,
-                             m_grads.fc2_b, d_ffn);
+  linear_backward(rows(m_gelu_out, ffn()), m_params.fc2_w, d_fc2, m_grads.fc2_w, m_grads.fc2_b,
+                  d_ffn, GradMode::accumulate);
   gelu_backward(rows(m_fc1_out, ffn()), d_ffn, d_ffn);
   const Tensor2 d_ln2 = rows(m_d_hidden, h);
-  linear_backward_accumulate(rows(m_ln2_out, h), m_params.fc1_w, d_ffn, m_grads.fc1_w,
-                             m_grads.fc1_b, d_ln2);
+  linear_backward(rows(m_ln2_out, h), m_params.fc1_w, d_ffn, m_grads.fc1_w, m_grads.fc1_b, d_ln2,
+                  GradMode::accumulate);
   layer_norm_backward(rows(m_h, h), m_params.ln2_gamma, d_ln2, per_token(m_ln2_mean),
                       per_token(m_ln2_rstd), dx, m_d_gamma, m_d_beta);
   add_layer_norm_grads(m_grads.ln2_gamma, m_grads.ln2_beta);
@@ -346,8 +326,8 @@ void TransformerBlock::attention_backward_branch(const Tensor2& dx) {
   const std::size_t h = hidden();
   const Tensor2 d_proj = through_dropout(dx, 0, rows(m_d_hidden, h));
   const Tensor2 d_merged = rows(m_d_merged, h);
-  linear_backward_accumulate(rows(m_merged, h), m_params.proj_w, d_proj, m_grads.proj_w,
-                             m_grads.proj_b, d_merged);
+  linear_backward(rows(m_merged, h), m_params.proj_w, d_proj, m_grads.proj_w, m_grads.proj_b,
+                  d_merged, GradMode::accumulate);
   rows_to_heads(d_merged.data(), h, per_head(m_heads));
   attention_backward(per_head(m_q), per_head(m_k), per_head(m_v), per_head(m_heads),
                      attention_view(), per_head(m_dq), per_head(m_dk), per_head(m_dv));
@@ -356,8 +336,8 @@ void TransformerBlock::attention_backward_branch(const Tensor2& dx) {
   heads_to_rows(per_head(m_dk), d_qkv.data() + h, 3 * h);
   heads_to_rows(per_head(m_dv), d_qkv.data() + 2 * h, 3 * h);
   const Tensor2 d_ln1 = rows(m_d_hidden, h);
-  linear_backward_accumulate(rows(m_ln1_out, h), m_params.qkv_w, d_qkv, m_grads.qkv_w,
-                             m_grads.qkv_b, d_ln1);
+  linear_backward(rows(m_ln1_out, h), m_params.qkv_w, d_qkv, m_grads.qkv_w, m_grads.qkv_b, d_ln1,
+                  GradMode::accumulate);
   layer_norm_backward(m_input, m_params.ln1_gamma, d_ln1, per_token(m_ln1_mean),
                       per_token(m_ln1_rstd), d_ln1, m_d_gamma, m_d_beta);
   add_layer_norm_grads(m_grads.ln1_gamma, m_grads.ln1_beta);

@@ -58,6 +58,14 @@ std::vector<double> naive_db(const Problem& p) {
   return db;
 }
 
+std::vector<double> naive_dx(const Problem& p) {
+  std::vector<double> dx(kN * kF, 0.0);
+  for (std::size_t n = 0; n < kN; ++n)
+    for (std::size_t f = 0; f < kF; ++f)
+      for (std::size_t o = 0; o < kO; ++o) dx[n * kF + f] += double{p.dy(n, o)} * p.w(o, f);
+  return dx;
+}
+
 TEST(OpsLinear, BackwardMatchesNaive) {
   const Problem p;
   const Tensor2 dw("dw", kO, kF), dx("dx", kN, kF);
@@ -66,13 +74,9 @@ TEST(OpsLinear, BackwardMatchesNaive) {
   Kokkos::deep_copy(db, 9.0f);
   Kokkos::deep_copy(dx, 9.0f);
   linear_backward(p.x, p.w, p.dy, dw, db, dx);
-  std::vector<double> want_dx(kN * kF, 0.0);
-  for (std::size_t n = 0; n < kN; ++n)
-    for (std::size_t f = 0; f < kF; ++f)
-      for (std::size_t o = 0; o < kO; ++o) want_dx[n * kF + f] += double{p.dy(n, o)} * p.w(o, f);
   EXPECT_TRUE(all_near(to_doubles(dw), naive_dw(p), 1e-5, 1e-5));
   EXPECT_TRUE(all_near(to_doubles(db), naive_db(p), 1e-6, 1e-6));
-  EXPECT_TRUE(all_near(to_doubles(dx), want_dx, 1e-5, 1e-5));
+  EXPECT_TRUE(all_near(to_doubles(dx), naive_dx(p), 1e-5, 1e-5));
 }
 
 TEST(OpsLinear, BackwardSkipsDxWhenNull) {
@@ -82,6 +86,21 @@ TEST(OpsLinear, BackwardSkipsDxWhenNull) {
   linear_backward(p.x, p.w, p.dy, dw, db, Tensor2());
   EXPECT_TRUE(all_near(to_doubles(dw), naive_dw(p), 1e-5, 1e-5));
   EXPECT_TRUE(all_near(to_doubles(db), naive_db(p), 1e-6, 1e-6));
+}
+
+TEST(OpsLinear, AccumulateAddsToTheGradientsAndOverwritesDx) {
+  const Problem p;
+  const Tensor2 dw("dw", kO, kF), dx("dx", kN, kF);
+  const Vector db("db", kO);
+  Kokkos::deep_copy(dx, 9.0f);  // stale values: dx is still overwritten
+  linear_backward(p.x, p.w, p.dy, dw, db, dx);
+  linear_backward(p.x, p.w, p.dy, dw, db, dx, GradMode::accumulate);
+  std::vector<double> twice_dw = naive_dw(p), twice_db = naive_db(p);
+  for (double& v : twice_dw) v *= 2;
+  for (double& v : twice_db) v *= 2;
+  EXPECT_TRUE(all_near(to_doubles(dw), twice_dw, 1e-5, 1e-5));
+  EXPECT_TRUE(all_near(to_doubles(db), twice_db, 1e-6, 1e-6));
+  EXPECT_TRUE(all_near(to_doubles(dx), naive_dx(p), 1e-5, 1e-5));
 }
 
 TEST(OpsLinear, RejectsWrongShapes) {
