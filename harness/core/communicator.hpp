@@ -74,6 +74,12 @@ class Communicator {
   /// [recv_count]. In place: recv == send + rank() * recv_count elements.
   virtual void reduce_scatter(const void* send, void* recv, std::size_t recv_count, DType type,
                               ReduceOp op) = 0;
+  /// reduce_scatter with per-rank counts: send holds counts[0] + ... + counts[size()-1] elements;
+  /// rank r gets the reduction over ranks of block r (offset counts[0] + ... + counts[r-1]) in
+  /// recv [counts[rank()]]. counts has size() entries, equal on every rank; a count may be 0.
+  /// recv must not overlap send.
+  virtual void reduce_scatterv(const void* send, void* recv, std::span<const std::size_t> counts,
+                               DType type, ReduceOp op) = 0;
   /// recv [size() * send_count] = every rank's send [send_count] in rank order.
   /// In place: send == recv + rank() * send_count elements.
   virtual void all_gather(const void* send, void* recv, std::size_t send_count, DType type) = 0;

@@ -75,6 +75,15 @@ void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t r
   finish(op, type, recv, recv_count, m_size);
 }
 
+void MpiCommunicator::reduce_scatterv(const void* send, void* recv,
+                                      std::span<const std::size_t> counts, DType type,
+                                      core::ReduceOp op) {
+  const auto v = detail::displaced_counts(counts, m_size, "reduce_scatterv", "counts");
+  SCALETUNE_MPI_CHECK(MPI_Reduce_scatter(send, recv, v.counts.data(), mpi_datatype(type),
+                                         detail::mpi_sum(type), m_comm));
+  finish(op, type, recv, counts[static_cast<std::size_t>(m_rank)], m_size);
+}
+
 void MpiCommunicator::all_gather(const void* send, void* recv, std::size_t send_count, DType type) {
   const int n = mpi_count(send_count, "all_gather", "send_count");
   const bool in_place = send == at(recv, static_cast<std::size_t>(m_rank) * send_count, type);

@@ -37,6 +37,10 @@ class MpiCommunicator : public core::Communicator {
   /// it is moved to recv, and the rest of send is left unspecified.
   void reduce_scatter(const void* send, void* recv, std::size_t recv_count, core::DType type,
                       core::ReduceOp op) override;
+  /// MPI_Reduce_scatter, recvcounts the counts. Like all_gatherv it refuses a count or a block
+  /// offset above INT_MAX, and a counts span whose length is not size().
+  void reduce_scatterv(const void* send, void* recv, std::span<const std::size_t> counts,
+                       core::DType type, core::ReduceOp op) override;
   /// MPI_Allgather.
   void all_gather(const void* send, void* recv, std::size_t send_count, core::DType type) override;
   /// MPI_Allgatherv, displacements the prefix sums of counts. In place like all_gather: send

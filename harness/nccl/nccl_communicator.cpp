@@ -92,6 +92,26 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
                        m_comm);
 }
 
+void NcclCommunicator::reduce_scatterv(const void* send, void* recv,
+                                       std::span<const std::size_t> counts, core::DType type,
+                                       core::ReduceOp op) {
+  require_per_rank(counts, m_size, "reduce_scatterv counts");
+  detail::NcclGroup group(m_comm);
+  std::size_t offset = 0;
+  for (int root = 0; root < m_size; ++root) {
+    const std::size_t count = counts[static_cast<std::size_t>(root)];
+    if (count > 0) {
+      // NCCL writes recvbuff on the root only and ignores it on the other ranks.
+      SCALETUNE_NCCL_CHECK(
+          ncclReduce(advance(send, offset, type), recv, count, detail::nccl_type(type),
+                     detail::nccl_op(op), root, m_comm, m_stream.get()),
+          m_comm);
+    }
+    offset += count;
+  }
+  group.end();
+}
+
 void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t send_count,
                                   core::DType type) {
   SCALETUNE_NCCL_CHECK(

@@ -52,6 +52,10 @@ class NcclCommunicator final : public core::Communicator {
   /// ncclReduceScatter.
   void reduce_scatter(const void* send, void* recv, std::size_t recv_count, core::DType type,
                       core::ReduceOp op) override;
+  /// One group of size() ncclReduce, root r reducing block r (from send at its offset) into
+  /// recv; zero counts skipped. Throws std::invalid_argument when counts has not size() entries.
+  void reduce_scatterv(const void* send, void* recv, std::span<const std::size_t> counts,
+                       core::DType type, core::ReduceOp op) override;
   /// ncclAllGather.
   void all_gather(const void* send, void* recv, std::size_t send_count, core::DType type) override;
   /// One group of size() ncclBroadcast, root r writing its block at its offset in recv (so the

@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <new>
+#include <numeric>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -398,6 +399,35 @@ TEST_F(WithNccl, ReduceScatterGivesEachRankItsReducedBlock) {
                    in_place.begin() + static_cast<std::ptrdiff_t>(mine + block)},
                   want, type, "in place");
   }
+}
+
+TEST_F(WithNccl, ReduceScattervGivesEachRankItsUnevenReducedBlock) {
+  const std::size_t n = static_cast<std::size_t>(size()), me = static_cast<std::size_t>(rank());
+  // Blocks of 2r + 3 elements; then all 101 elements on the last rank, none on the others.
+  std::vector<std::size_t> uneven, last_only(n, 0);
+  for (std::size_t r = 0; r < n; ++r) uneven.push_back(2 * r + 3);
+  last_only.back() = 101;
+  for (const std::vector<std::size_t>& counts : {uneven, last_only}) {
+    const std::size_t total = std::accumulate(counts.begin(), counts.end(), std::size_t{0});
+    const std::size_t own = std::accumulate(
+        counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(me), std::size_t{0});
+    for (const DType type : kAllTypes) {
+      for (const ReduceOp op : {ReduceOp::sum, ReduceOp::avg}) {
+        const std::string what = std::string(core::dtype_key(type)) + " " +
+                                 std::string(core::reduce_op_name(op)) + ", " +
+                                 std::to_string(counts[me]) + " of " + std::to_string(total);
+        std::vector<double> want(counts[me]);
+        for (std::size_t j = 0; j < counts[me]; ++j) want[j] = reduced(size(), own + j, type, op);
+        auto send = to_device(comm(), reduce_inputs(rank(), total), type);
+        auto recv = to_device(comm(), std::vector<double>(counts[me], -1.0), type);
+        comm().reduce_scatterv(send->data(), recv->data(), counts, type, op);
+        expect_values(to_host(comm(), *recv, type), want, type, what);
+      }
+    }
+  }
+  const std::vector<std::size_t> too_few(n + 1, 1);
+  EXPECT_THROW(comm().reduce_scatterv(nullptr, nullptr, too_few, DType::fp32, ReduceOp::sum),
+               std::invalid_argument);
 }
 
 /// Element j of rank r's contribution to the gathering tests.

@@ -207,24 +207,50 @@ TYPED_TEST(CommunicatorOps, AllGather) {
     }
 }
 
-/// Uneven per-rank counts, each including ranks with none.
+/// Uneven per-rank counts, each but the last including ranks with none (every run has a rank 1).
 const std::vector<std::pair<std::string, std::function<std::size_t(int)>>> kRankCounts = {
     {"r mod 3", [](int r) { return static_cast<std::size_t>(r % 3); }},
     {"none", [](int) { return std::size_t{0}; }},
+    {"all on rank 1", [](int r) { return std::size_t{r == 1 ? 2001u : 0u}; }},
     {"1000 + 17 r", [](int r) { return static_cast<std::size_t>(1000 + 17 * r); }},
 };
+
+/// count_of(r) for every rank of a group of `size`.
+std::vector<std::size_t> rank_counts(const std::function<std::size_t(int)>& count_of, int size) {
+  std::vector<std::size_t> counts;
+  for (int r = 0; r < size; ++r) counts.push_back(count_of(r));
+  return counts;
+}
+
+TYPED_TEST(CommunicatorOps, ReduceScatterv) {
+  for (const auto& [name, count_of] : kRankCounts)
+    for (const ReduceOp op : kOps) {
+      SCOPED_TRACE("counts " + name + ", " + std::string(core::reduce_op_name(op)));
+      const auto counts = rank_counts(count_of, this->size);
+      const auto me = static_cast<std::size_t>(this->rank);
+      std::size_t own = 0;  // this rank's block offset in send
+      for (std::size_t r = 0; r < me; ++r) own += counts[r];
+      std::size_t total = 0;
+      for (const std::size_t count : counts) total += count;
+      const auto send = this->input(this->rank, total);
+      auto recv = this->unwritten(counts[me]);
+      this->comm.reduce_scatterv(send.data(), recv.data(), counts, this->kType, op);
+      std::vector<TypeParam> want(counts[me]);
+      for (std::size_t i = 0; i < counts[me]; ++i) want[i] = this->reduced(own + i, op);
+      expect_elements(recv, want);
+    }
+}
 
 TYPED_TEST(CommunicatorOps, AllGatherv) {
   for (const auto& [name, count_of] : kRankCounts)
     for (const bool in_place : {false, true}) {
       SCOPED_TRACE("counts " + name + (in_place ? ", in place" : ", out of place"));
-      std::vector<std::size_t> counts;
+      const auto counts = rank_counts(count_of, this->size);
       std::vector<TypeParam> want;
       std::size_t own = 0;  // this rank's displacement
       for (int r = 0; r < this->size; ++r) {
         if (r == this->rank) own = want.size();
-        counts.push_back(count_of(r));
-        const auto block = this->input(r, counts.back());
+        const auto block = this->input(r, counts[static_cast<std::size_t>(r)]);
         want.insert(want.end(), block.begin(), block.end());
       }
       const auto send = this->input(this->rank, counts[static_cast<std::size_t>(this->rank)]);
@@ -381,11 +407,15 @@ TEST(MpiCommunicator, CountsPastIntMaxAreRefusedNamingTheOperation) {
                          "all_gatherv: counts 2147483648");
   expect_error<MpiError>([&] { comm.all_to_allv(nullptr, counts, nullptr, counts, f); },
                          "all_to_allv: send_counts 2147483648");
+  expect_error<MpiError>([&] { comm.reduce_scatterv(nullptr, nullptr, counts, f, ReduceOp::sum); },
+                         "reduce_scatterv: counts 2147483648");
   if (comm.size() >= 3) {
     // Rank 2's block would start at 2 * INT_MAX.
     std::vector<std::size_t> big(static_cast<std::size_t>(comm.size()), INT_MAX);
     expect_error<MpiError>([&] { comm.all_gatherv(nullptr, nullptr, big, f); },
                            "all_gatherv: displacement 4294967294");
+    expect_error<MpiError>([&] { comm.reduce_scatterv(nullptr, nullptr, big, f, ReduceOp::sum); },
+                           "reduce_scatterv: displacement 4294967294");
   }
 }
 
@@ -395,6 +425,9 @@ TEST(MpiCommunicator, BadCountSpansAndRootsAreRefused) {
   expect_error<std::invalid_argument>(
       [&] { comm.all_gatherv(nullptr, nullptr, one_short, DType::fp32); },
       "all_gatherv: counts has " + std::to_string(comm.size() - 1) + " entries");
+  expect_error<std::invalid_argument>(
+      [&] { comm.reduce_scatterv(nullptr, nullptr, one_short, DType::fp32, ReduceOp::sum); },
+      "reduce_scatterv: counts has " + std::to_string(comm.size() - 1) + " entries");
   for (const int root : {-1, comm.size()})
     expect_error<std::invalid_argument>(
         [&] { comm.broadcast(nullptr, nullptr, 0, DType::fp32, root); },

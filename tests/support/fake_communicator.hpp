@@ -35,6 +35,10 @@ class FakeCommunicator : public core::Communicator {
   void reduce_scatter(const void*, void*, std::size_t, core::DType, core::ReduceOp) override {
     not_used("reduce_scatter");
   }
+  void reduce_scatterv(const void*, void*, std::span<const std::size_t>, core::DType,
+                       core::ReduceOp) override {
+    not_used("reduce_scatterv");
+  }
   void all_gather(const void*, void*, std::size_t, core::DType) override { not_used("all_gather"); }
   void all_gatherv(const void*, void*, std::span<const std::size_t>, core::DType) override {
     not_used("all_gatherv");
