@@ -6,6 +6,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "harness/job/job.hpp"
+
 namespace scaletune::job {
 namespace {
 
@@ -58,6 +60,10 @@ std::vector<int> weighted_split(int global_batch, const std::vector<double>& wei
   if (std::accumulate(parts.begin(), parts.end(), 0LL) != global_batch)
     throw std::logic_error("weighted_split: parts do not sum to the global batch");
   return parts;
+}
+
+bool is_profiled_split(std::string_view batch_split) {
+  return std::ranges::find(kProfiledSplits, batch_split) != kProfiledSplits.end();
 }
 
 std::string per_rank_batch_text(const std::vector<int>& per_rank_batch) {

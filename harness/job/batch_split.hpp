@@ -2,6 +2,7 @@
 // Splitting a global batch over ranks.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scaletune::job {
@@ -17,6 +18,10 @@ std::vector<int> even_split(int global_batch, int ranks);
 /// DBL_MAX cannot overflow. Throws std::invalid_argument when a weight is not finite or <= 0,
 /// when the weights sum to infinity, or when global_batch < weights.size().
 std::vector<int> weighted_split(int global_batch, const std::vector<double>& weights);
+
+/// Whether `batch_split` is a word of job.hpp's kProfiledSplits ("proportional", "auto"): a
+/// split the workload decides at run time from a profile of its ranks.
+bool is_profiled_split(std::string_view batch_split);
 
 /// Per-rank batch as printed in plans and progress lines: "8x2" when every rank has 8 samples,
 /// "40,20,20" when uneven, "-" when empty.

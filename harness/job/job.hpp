@@ -121,26 +121,72 @@ inline constexpr std::array<std::string_view, 6> kShardingSchemes = {
     "data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
     "row_wise",      "column_wise"};
 
+/// [workload] keys of kind "transformer": a GPT-style decoder-only transformer proxy (pre-LN
+/// blocks of causal multi-head attention and a GELU MLP, token and position embeddings, LM head
+/// tied to the token embedding, softmax cross-entropy, Adam). The defaults are GPT-2 small
+/// (Radford et al., "Language Models are Unsupervised Multitask Learners", 2019: 12 layers,
+/// d_model 768, 12 heads, context 1024, vocabulary 50257, MLP width 4 x d_model).
+struct TransformerOptions {
+  int layers = 12;              ///< transformer blocks, [1, 4096]
+  int hidden = 768;             ///< model width d_model, [1, 2^20]; a multiple of heads
+  int heads = 12;               ///< attention heads per block, [1, 4096]; head dim = hidden / heads
+  int seq_len = 1024;           ///< tokens per sample (the context length), [1, 2^20]
+  int vocab = 50257;            ///< vocabulary size (GPT-2's BPE), [2, 2^26]
+  int ffn_mult = 4;             ///< MLP hidden width = ffn_mult x hidden, [1, 64]
+  double dropout = 0.1;         ///< dropout probability of the residual, attention and embedding
+                                ///< dropouts, [0, 1)
+  double learning_rate = 6e-4;  ///< Adam's step size, (0, 1000]
+};
+
+/// The [sweep] state_sharding values of kind "transformer": how the training state is held
+/// over the ranks. "replicated": every rank holds everything, gradients are all-reduced (DDP);
+/// "zero1": optimizer state sharded (ZeRO-1); "zero2": and gradients, reduce-scattered
+/// (ZeRO-2); "zero3": and parameters, all-gathered per layer (ZeRO-3 / FSDP) (Rajbhandari et
+/// al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", 2020). The
+/// ":memory_proportional" forms shard by each rank's free memory instead of evenly; "auto"
+/// lets the planner pick the stage and the fractions.
+inline constexpr std::array<std::string_view, 8> kStateShardings = {"replicated",
+                                                                    "zero1",
+                                                                    "zero2",
+                                                                    "zero3",
+                                                                    "zero1:memory_proportional",
+                                                                    "zero2:memory_proportional",
+                                                                    "zero3:memory_proportional",
+                                                                    "auto"};
+
+/// The [sweep] batch_split words that leave the split to a profile of the ranks at run time
+/// (only kinds that profile their ranks take them: "transformer").
+inline constexpr std::array<std::string_view, 2> kProfiledSplits = {"proportional", "auto"};
+
 /// [workload] table: the kind plus the options of that kind.
 struct WorkloadSpec {
-  std::string kind;  ///< "resnet50" | "collectives" | "dlrm" (later: "transformer")
+  std::string kind;  ///< "resnet50" | "collectives" | "dlrm" | "transformer"
   ResNet50Options resnet50;
   CollectivesOptions collectives;
   DlrmOptions dlrm;
+  TransformerOptions transformer;
 };
 
 /// [sweep] table: every key is a list; the sweep is their Cartesian product. A kind that sweeps
 /// ranks only ("collectives") leaves every list but ranks empty.
 struct SweepSpec {
-  std::vector<int> ranks;                ///< each in [1, 2^20]
-  std::vector<int> global_batch;         ///< samples per step, each in [1, 2^30]
-  std::vector<std::string> batch_split;  ///< "even" | "proportional" | "auto" | "w0,w1,..."
+  std::vector<int> ranks;         ///< each in [1, 2^20]
+  std::vector<int> global_batch;  ///< samples per step, each in [1, 2^30]
+  /// "even" | "w0,w1,..." (a weight list); kind "transformer" also "proportional" and "auto"
+  /// (kProfiledSplits: split by each rank's profiled speed at run time)
+  std::vector<std::string> batch_split;
   std::vector<std::vector<double>> split_weights;  ///< parallel to batch_split; empty unless a
                                                    ///< list; finite, > 0, finite sum
   /// "fp32"; kind "dlrm" also "fp16" and "bf16" (its embedding tables' storage)
   std::vector<std::string> precision;
   /// kind "dlrm" only (required there): kShardingSchemes values and explicit plan names
   std::vector<std::string> sharding;
+  /// kind "transformer" only (default {"replicated"}; empty for other kinds): kStateShardings
+  /// values. replicated = DDP all-reduce; zero1 shards the optimizer state; zero2 also the
+  /// gradients (reduce-scatter); zero3 also the parameters (all-gather per layer);
+  /// ":memory_proportional" = shard fractions by each rank's free memory instead of even;
+  /// "auto" = the planner picks the stage and the fractions.
+  std::vector<std::string> state_sharding;
 };
 
 /// [devices] table: what the job file says about the devices, overriding what is detected.
@@ -185,7 +231,10 @@ inline constexpr const char* kNoBatchSplit = "none";
 
 /// One point of a sweep: every swept key fixed. A configuration of a kind that sweeps ranks
 /// only ("collectives") has global_batch 1 (one sample: one pass over every op and size),
-/// batch_split kNoBatchSplit, per_rank_batch empty and precision its dtype.
+/// batch_split kNoBatchSplit, per_rank_batch empty and precision its dtype. A configuration
+/// whose batch_split is a kProfiledSplits word ("proportional", "auto"; kind transformer) has
+/// per_rank_batch empty too: the workload splits the batch at run time from a profile of its
+/// ranks (global_batch >= ranks, so every rank can get a sample).
 struct Config {
   std::string id;           ///< stable for the same settings, e.g. "resnet50-r2-b64-even-fp32"
   std::string workload;     ///< workload kind
@@ -193,10 +242,12 @@ struct Config {
   int global_batch = 1;     ///< samples per step over all ranks
   std::string batch_split;  ///< as written in the job file ("even", "0.5,0.25,0.25", ...)
   /// [ranks], samples of each rank, summing to global_batch; empty when batch_split is
-  /// kNoBatchSplit
+  /// kNoBatchSplit or a kProfiledSplits word (decided at run time)
   std::vector<int> per_rank_batch;
   std::string precision;  ///< "fp32"; for collectives its dtype ("fp32", "bf16", "int64", ...)
-  std::string sharding;   ///< kind "dlrm": a [sweep] sharding value; "" for other kinds
+  /// kind "dlrm": a [sweep] sharding value; kind "transformer": a [sweep] state_sharding value
+  /// (kStateShardings); "" for other kinds
+  std::string sharding;
 };
 
 }  // namespace scaletune::job

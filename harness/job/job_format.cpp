@@ -7,6 +7,7 @@
 #include "harness/job/batch_split.hpp"
 #include "harness/job/detail/text.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
+#include "harness/job/sweep.hpp"
 
 namespace scaletune::job {
 namespace {
@@ -79,7 +80,7 @@ std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, 
   Row names = {"#", "id", "ranks", "global_batch", "per_rank_batch", "precision"};
   Row units = {"-", "-", "count", "samples", "samples/rank", "-"};
   if (sharded) {
-    names.push_back("sharding");
+    names.push_back(sharding_key(job.workload.kind));
     units.push_back("-");
   }
   names.push_back("runs");

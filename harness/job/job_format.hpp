@@ -14,8 +14,10 @@ namespace scaletune::job {
 ///   devices: memory_gib 16,32 (rank 0, 1, ...)  list gives each rank's value in rank order)
 ///   a table (header row, units row, one row per configuration) with columns
 ///     # | id | ranks | global_batch (samples) | per_rank_batch (samples per rank: "32x4" for
-///     four ranks of 32, "40,20,20" for an uneven split) | precision | [sharding] | runs
-///   (the sharding column only when a configuration has a sharding: kind dlrm)
+///     four ranks of 32, "40,20,20" for an uneven split, "-" for a split profiled at run time)
+///     | precision | [sharding] | runs
+///   (the sharding column only when a configuration has a sharding: kind dlrm; named
+///   state_sharding for kind transformer)
 ///   total: N configurations, ...
 /// `runs` is "skipped (needs R ranks)" when world_size > 0 and the configuration's ranks exceed
 /// it, "yes" otherwise; world_size 0 means unknown (no --world), and the total line says so.

@@ -19,6 +19,12 @@ std::vector<int> per_rank_batch(const SweepSpec& sweep, std::size_t split, int g
   if (!split_applies(sweep, split, ranks))
     throw std::invalid_argument("batch_split '" + sweep.batch_split.at(split) +
                                 "' does not apply to " + std::to_string(ranks) + " ranks");
+  if (is_profiled_split(sweep.batch_split[split])) {
+    if (global_batch < ranks)
+      throw std::invalid_argument(std::to_string(global_batch) + " samples cannot give each of " +
+                                  std::to_string(ranks) + " ranks at least one");
+    return {};  // the workload splits the batch at run time
+  }
   const std::vector<double>& weights = sweep.split_weights[split];
   return weights.empty() ? even_split(global_batch, ranks) : weighted_split(global_batch, weights);
 }
@@ -42,6 +48,10 @@ std::string config_id(const Config& config) {
   std::string sharding = config.sharding;
   std::ranges::replace(sharding, ':', '-');
   return id + "-" + sharding;
+}
+
+std::string sharding_key(std::string_view kind) {
+  return detail::workload_kind(kind).sweeps_state_sharding ? "state_sharding" : "sharding";
 }
 
 }  // namespace scaletune::job

@@ -572,7 +572,8 @@ INSTANTIATE_TEST_SUITE_P(
     Required, JobMissingKey,
     testing::Values(MissingKey{"job", "name", "job.name is required (a non-empty string)"},
                     MissingKey{"workload", "kind",
-                               "workload.kind is required (one of resnet50, collectives, dlrm)"},
+                               "workload.kind is required (one of resnet50, collectives, dlrm, "
+                               "transformer)"},
                     MissingKey{"sweep", "ranks", "sweep.ranks is required"},
                     MissingKey{"sweep", "global_batch", "sweep.global_batch is required"}));
 
@@ -770,8 +771,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         BadLine{"workload", "kind = \"resnet-50\"", "kind",
                 "unknown workload kind 'resnet-50'; did you mean 'resnet50'?"},
-        BadLine{"workload", "kind = \"transformer\"", "kind",
-                "unknown workload kind 'transformer'; known kinds: resnet50, collectives"},
+        BadLine{"workload", "kind = \"bert-large\"", "kind",
+                "unknown workload kind 'bert-large'; known kinds: resnet50, collectives, dlrm, "
+                "transformer"},
         BadLine{"comm", "backend = \"mpii\"", "backend",
                 "unknown backend 'mpii'; expected one of mpi, nccl, auto; did you mean 'mpi'?"},
         BadLine{"comm", "backend = \"ucx-verbs\"", "backend",
@@ -781,10 +783,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadLine{"sweep", "precision = [\"fp33\"]", "precision",
                 "unknown precision 'fp33'; expected one of fp32; did you mean 'fp32'?"},
         BadLine{"sweep", "batch_split = [\"proportional\"]", "batch_split",
-                "batch_split 'proportional' needs device profiles, which this version does not "
-                "have yet; use \"even\" or an explicit weight list"},
+                "batch_split 'proportional' splits the batch by a profile of each rank taken at "
+                "run time, which only workload.kind = \"transformer\" does; use \"even\" or an "
+                "explicit weight list"},
         BadLine{"sweep", "batch_split = [\"auto\"]", "batch_split",
-                "batch_split 'auto' needs device profiles"},
+                "batch_split 'auto' splits the batch by a profile of each rank taken at run time, "
+                "which only workload.kind = \"transformer\" does"},
         BadLine{"sweep", "batch_split = [\"evn\"]", "batch_split",
                 "unknown batch_split 'evn'; use \"even\" or an explicit weight list; did you mean "
                 "'even'?"}));

@@ -1,6 +1,6 @@
 #pragma once
-// The sweep of kinds that train on a batch (resnet50, dlrm): ranks x global_batch x
-// batch_split x precision, and for dlrm x sharding.
+// The sweep of kinds that train on a batch (resnet50, dlrm, transformer): ranks x global_batch x
+// batch_split x precision, and for dlrm x sharding, for transformer x state_sharding.
 
 #include <functional>
 #include <string>

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/job/batch_split.hpp"
 #include "harness/job/detail/dlrm_sweep.hpp"
 #include "harness/job/detail/edit_distance.hpp"
 #include "harness/job/detail/table_reader.hpp"
@@ -22,8 +23,8 @@ namespace scaletune::job::detail {
 namespace {
 
 // ranks first: a kind that sweeps ranks only takes none of the others.
-constexpr std::array<std::string_view, 5> kKeys = {"ranks", "global_batch", "batch_split",
-                                                   "precision", "sharding"};
+constexpr std::array<std::string_view, 6> kKeys = {"ranks",     "global_batch", "batch_split",
+                                                   "precision", "sharding",     "state_sharding"};
 constexpr std::array<std::string_view, 3> kKnownPrecisions = {"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
 constexpr std::int64_t kMaxRanks = std::int64_t{1} << 20;        // 1,048,576
@@ -103,20 +104,26 @@ Split read_weights(const TableReader& sweep, const toml::array& list) {
   return split;
 }
 
-Split read_split_word(const TableReader& sweep, const toml::node& element) {
+/// "even", a profiled word (kProfiledSplits) for a kind that profiles its ranks, else an error.
+Split read_split_word(const TableReader& sweep, const toml::node& element,
+                      const WorkloadKind& kind) {
   const std::string word = sweep.as_string(element, "batch_split");
-  if (word == "even") return Split{word, {}};
-  if (word == "proportional" || word == "auto")
+  const bool profiled = is_profiled_split(word);
+  if (word == "even" || (profiled && kind.profiles_ranks)) return Split{word, {}};
+  if (profiled)
     sweep.fail(element, "batch_split",
                "batch_split '" + word +
-                   "' needs device profiles, which this version does not have yet; use \"even\" "
-                   "or an explicit weight list");
+                   "' splits the batch by a profile of each rank taken at run time, which only "
+                   "workload.kind = \"transformer\" does; use \"even\" or an explicit weight "
+                   "list");
+  const std::string words =
+      kind.profiles_ranks ? "\"even\", \"proportional\", \"auto\"" : "\"even\"";
   sweep.fail(element, "batch_split",
-             "unknown batch_split '" + word + "'; use \"even\" or an explicit weight list" +
+             "unknown batch_split '" + word + "'; use " + words + " or an explicit weight list" +
                  did_you_mean(word, kSplitWords));
 }
 
-std::vector<Located<Split>> read_splits(const TableReader& sweep) {
+std::vector<Located<Split>> read_splits(const TableReader& sweep, const WorkloadKind& kind) {
   return read_list<Split>(sweep, "batch_split", "a list of \"even\" or weight lists",
                           {Split{"even", {}}}, [&](const toml::node& element) {
                             if (const toml::array* weights = element.as_array())
@@ -124,7 +131,7 @@ std::vector<Located<Split>> read_splits(const TableReader& sweep) {
                             if (!element.is_string())
                               sweep.fail_type(element, "batch_split",
                                               "\"even\" or a list of weights");
-                            return read_split_word(sweep, element);
+                            return read_split_word(sweep, element, kind);
                           });
 }
 
@@ -152,13 +159,15 @@ SweepSpec to_spec(const std::vector<Located<int>>& ranks,
                   const std::vector<Located<int>>& global_batch,
                   const std::vector<Located<Split>>& splits,
                   const std::vector<Located<std::string>>& precision,
-                  const std::vector<Located<std::string>>& sharding) {
+                  const std::vector<Located<std::string>>& sharding,
+                  const std::vector<Located<std::string>>& state_sharding) {
   SweepSpec spec{.ranks = values_of(ranks),
                  .global_batch = values_of(global_batch),
                  .batch_split = {},
                  .split_weights = {},
                  .precision = values_of(precision),
-                 .sharding = values_of(sharding)};
+                 .sharding = values_of(sharding),
+                 .state_sharding = values_of(state_sharding)};
   for (const Located<Split>& split : splits) {
     spec.batch_split.push_back(split.value.text);
     spec.split_weights.push_back(split.value.weights);
@@ -186,6 +195,16 @@ void check_weight_lengths(const TableReader& sweep, const SweepSpec& spec,
   }
 }
 
+/// What would make global batches split under batch_split entry `split` ("" for weight lists).
+std::string split_fix(const SweepSpec& spec, std::size_t split) {
+  if (is_profiled_split(spec.batch_split[split]))
+    return "; batch_split '" + spec.batch_split[split] +
+           "' needs a global_batch of at least every ranks value";
+  if (spec.split_weights[split].empty())
+    return "; use a global_batch divisible by every ranks value, or an explicit weight list";
+  return "";
+}
+
 void check_splits(const TableReader& sweep, const SweepSpec& spec,
                   const std::vector<Located<int>>& ranks,
                   const std::vector<Located<int>>& global_batch) {
@@ -198,11 +217,7 @@ void check_splits(const TableReader& sweep, const SweepSpec& spec,
         try {
           per_rank_batch(spec, split, batch.value, count.value);
         } catch (const std::invalid_argument& e) {
-          const std::string fix = spec.split_weights[split].empty()
-                                      ? "; use a global_batch divisible by every ranks value, "
-                                        "or an explicit weight list"
-                                      : "";
-          sweep.fail(*batch.node, "global_batch", e.what() + fix);
+          sweep.fail(*batch.node, "global_batch", e.what() + split_fix(spec, split));
         }
       }
     }
@@ -231,9 +246,11 @@ std::vector<Located<std::string>> read_shardings(const TableReader& sweep, const
   const toml::node* node = sweep.find("sharding");
   if (!kind.sweeps_sharding) {
     if (node != nullptr)
-      sweep.fail(*node, "sharding",
-                 "sharding is not used by workload.kind = \"" + std::string(kind.name) +
-                     "\": only kind dlrm shards embedding tables; remove it");
+      sweep.fail(
+          *node, "sharding",
+          "sharding is not used by workload.kind = \"" + std::string(kind.name) +
+              "\": only kind dlrm shards embedding tables; remove it" +
+              (kind.sweeps_state_sharding ? " (state_sharding shards the training state)" : ""));
     return {};
   }
   if (node == nullptr)
@@ -244,6 +261,31 @@ std::vector<Located<std::string>> read_shardings(const TableReader& sweep, const
                                 [&](const toml::node& element) {
                                   return read_sharding_value(sweep, element, workload.dlrm);
                                 });
+}
+
+std::string read_state_sharding_value(const TableReader& sweep, const toml::node& element) {
+  std::string value = sweep.as_string(element, "state_sharding");
+  if (std::ranges::find(kStateShardings, value) != kStateShardings.end()) return value;
+  sweep.fail(element, "state_sharding",
+             "unknown state_sharding '" + value + "'; expected one of " +
+                 join(kStateShardings, ", ") + did_you_mean(value, kStateShardings));
+}
+
+/// [sweep] state_sharding: optional (default ["replicated"]) for a kind that sweeps it, an
+/// error for the others (empty result).
+std::vector<Located<std::string>> read_state_shardings(const TableReader& sweep,
+                                                       const WorkloadKind& kind) {
+  const toml::node* node = sweep.find("state_sharding");
+  if (!kind.sweeps_state_sharding) {
+    if (node != nullptr)
+      sweep.fail(*node, "state_sharding",
+                 "state_sharding is not used by workload.kind = \"" + std::string(kind.name) +
+                     "\": only kind transformer shards its training state; remove it");
+    return {};
+  }
+  return read_list<std::string>(
+      sweep, "state_sharding", "a list of strings", {"replicated"},
+      [&](const toml::node& element) { return read_state_sharding_value(sweep, element); });
 }
 
 /// Every explicit plan applies to some ranks value, and every ranks value has a sharding.
@@ -273,7 +315,7 @@ void check_shardings(const TableReader& sweep, const WorkloadSpec& workload,
 }
 
 /// For a kind that sweeps ranks only: throws at the first of global_batch, batch_split,
-/// precision and sharding that is present.
+/// precision, sharding and state_sharding that is present.
 void reject_batch_keys(const TableReader& sweep, const WorkloadKind& kind) {
   for (const std::string_view key : std::span(kKeys).subspan(1)) {
     const toml::node* node = sweep.find(key);
@@ -296,17 +338,20 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload) {
                      .batch_split = {},
                      .split_weights = {},
                      .precision = {},
-                     .sharding = {}};
+                     .sharding = {},
+                     .state_sharding = {}};
   }
   const std::vector<Located<int>> ranks = read_counts(sweep, "ranks", kMaxRanks);
   const std::vector<Located<int>> global_batch =
       read_counts(sweep, "global_batch", kMaxGlobalBatch);
-  const std::vector<Located<Split>> splits = read_splits(sweep);
+  const std::vector<Located<Split>> splits = read_splits(sweep, kind);
   const std::vector<Located<std::string>> precision = read_list<std::string>(
       sweep, "precision", "a list of strings", {"fp32"},
       [&](const toml::node& element) { return read_precision(sweep, element, kind); });
   const std::vector<Located<std::string>> shardings = read_shardings(sweep, kind, workload);
-  const SweepSpec spec = to_spec(ranks, global_batch, splits, precision, shardings);
+  const std::vector<Located<std::string>> state_shardings = read_state_shardings(sweep, kind);
+  const SweepSpec spec =
+      to_spec(ranks, global_batch, splits, precision, shardings, state_shardings);
   check_weight_lengths(sweep, spec, splits);
   check_splits(sweep, spec, ranks, global_batch);
   if (kind.sweeps_sharding) check_shardings(sweep, workload, ranks, shardings);

@@ -13,6 +13,8 @@
 #include "harness/job/detail/resnet50_options.hpp"
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/text.hpp"
+#include "harness/job/detail/transformer_options.hpp"
+#include "harness/job/detail/transformer_sweep.hpp"
 
 namespace scaletune::job::detail {
 namespace {
@@ -20,13 +22,15 @@ namespace {
 constexpr std::array<std::string_view, 1> kFp32 = {"fp32"};
 constexpr std::array<std::string_view, 3> kEmbeddingPrecisions = {"fp32", "fp16", "bf16"};
 
-const std::array<WorkloadKind, 3> kKinds = {
+const std::array<WorkloadKind, 4> kKinds = {
     WorkloadKind{.name = "resnet50",
                  .option_keys = resnet50_option_keys(),
                  .read_options = read_resnet50_options,
                  .describe_options = describe_resnet50_options,
                  .sweeps_batch = true,
                  .sweeps_sharding = false,
+                 .sweeps_state_sharding = false,
+                 .profiles_ranks = false,
                  .precisions = kFp32,
                  .expand = expand_batch_sweep,
                  .device_buffers = false},
@@ -36,6 +40,8 @@ const std::array<WorkloadKind, 3> kKinds = {
                  .describe_options = describe_collectives_options,
                  .sweeps_batch = false,
                  .sweeps_sharding = false,
+                 .sweeps_state_sharding = false,
+                 .profiles_ranks = false,
                  .precisions = {},
                  .expand = expand_collectives_sweep,
                  .device_buffers = true},
@@ -45,8 +51,21 @@ const std::array<WorkloadKind, 3> kKinds = {
                  .describe_options = describe_dlrm_options,
                  .sweeps_batch = true,
                  .sweeps_sharding = true,
+                 .sweeps_state_sharding = false,
+                 .profiles_ranks = false,
                  .precisions = kEmbeddingPrecisions,
                  .expand = expand_dlrm_sweep,
+                 .device_buffers = false},
+    WorkloadKind{.name = "transformer",
+                 .option_keys = transformer_option_keys(),
+                 .read_options = read_transformer_options,
+                 .describe_options = describe_transformer_options,
+                 .sweeps_batch = true,
+                 .sweeps_sharding = false,
+                 .sweeps_state_sharding = true,
+                 .profiles_ranks = true,
+                 .precisions = kFp32,
+                 .expand = expand_transformer_sweep,
                  .device_buffers = false},
 };
 

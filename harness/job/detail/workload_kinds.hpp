@@ -15,8 +15,8 @@ class TableReader;
 
 /// One workload kind: its name, the [workload] keys it takes besides "kind", a reader that
 /// fills its options in a WorkloadSpec, a one-line description of those options, what its
-/// [sweep] takes (batch keys, sharding), how its configurations are made and whether NCCL can serve
-/// it.
+/// [sweep] takes (batch keys, sharding, state sharding, profiled splits), how its configurations
+/// are made and whether NCCL can serve it.
 struct WorkloadKind {
   std::string_view name;
   std::span<const std::string_view> option_keys;
@@ -28,6 +28,12 @@ struct WorkloadKind {
   /// true: [sweep] takes sharding (required; kShardingSchemes values and the kind's explicit
   /// plans); false: sharding is an error.
   bool sweeps_sharding;
+  /// true: [sweep] takes state_sharding (optional, default ["replicated"]; kStateShardings
+  /// values), carried in Config::sharding; false: state_sharding is an error.
+  bool sweeps_state_sharding;
+  /// true: [sweep] batch_split also takes the kProfiledSplits words ("proportional", "auto"):
+  /// the workload profiles its ranks and splits the batch at run time; false: they are errors.
+  bool profiles_ranks;
   /// The [sweep] precision values it takes (kinds that sweep a batch): "fp32" for all; "fp16"
   /// and "bf16" where the kind stores something in 16 bits (dlrm: its embedding tables).
   std::span<const std::string_view> precisions;

@@ -1,0 +1,13 @@
+#include "harness/job/detail/transformer_sweep.hpp"
+
+#include <string>
+
+#include "harness/job/detail/batch_sweep.hpp"
+
+namespace scaletune::job::detail {
+
+std::vector<Config> expand_transformer_sweep(const JobSpec& job) {
+  return expand_batch_product(job, [&](int) { return job.sweep.state_sharding; });
+}
+
+}  // namespace scaletune::job::detail
