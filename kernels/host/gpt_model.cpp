@@ -1,11 +1,8 @@
 #include "gpt_model.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <random>
+#include <numeric>
 #include <stdexcept>
 #include <string>
-#include <utility>
 
 #include "kernels/host/detail/splitmix64.hpp"
 #include "kernels/host/gemm.hpp"
@@ -58,12 +55,31 @@ std::size_t block_floats(const GptShape& shape) {
   return static_cast<std::size_t>(TransformerBlock::parameter_count(shape.hidden, shape.ffn_mult));
 }
 
-void require_buffer(const char* name, std::span<float> buffer, const GptShape& shape) {
-  const std::int64_t want = GptModel::parameter_count(shape);
+/// Throws std::invalid_argument naming `name` unless `buffer` holds `want` floats (`what` says
+/// where the count comes from).
+void require_length(const std::string& name, std::span<float> buffer, std::int64_t want,
+                    const char* what) {
   if (static_cast<std::int64_t>(buffer.size()) != want)
     throw std::invalid_argument(std::string(kModel) + ": " + name + " has " +
                                 std::to_string(buffer.size()) + " floats, expected " +
-                                std::to_string(want) + " (parameter_count)");
+                                std::to_string(want) + " (" + what + ")");
+}
+
+void require_buffer(const char* name, std::span<float> buffer, const GptShape& shape) {
+  require_length(name, buffer, GptModel::parameter_count(shape), "parameter_count");
+}
+
+/// Throws std::invalid_argument naming `name` unless it holds L spans of one block each.
+void require_blocks(const char* name, const std::vector<std::span<float>>& spans,
+                    const GptShape& shape) {
+  if (spans.size() != size(shape.layers))
+    throw std::invalid_argument(std::string(kModel) + ": " + name + " has " +
+                                std::to_string(spans.size()) + " spans, expected " +
+                                std::to_string(shape.layers) + " (layers)");
+  const auto want = static_cast<std::int64_t>(block_floats(shape));
+  for (std::size_t l = 0; l < spans.size(); ++l)
+    require_length(std::string(name) + "[" + std::to_string(l) + "]", spans[l], want,
+                   "TransformerBlock::parameter_count");
 }
 
 /// Throws std::invalid_argument naming `name`, the index, sample and position of the first id
@@ -79,78 +95,66 @@ void require_ids(const char* name, const Labels& ids, int vocab, int seq_len) {
   }
 }
 
-/// Fills `count` floats at `out` with normal(0, std_dev) draws.
-void fill_normal(std::mt19937_64& rng, float std_dev, float* out, std::size_t count) {
-  std::normal_distribution<float> normal(0.0f, std_dev);
-  for (std::size_t i = 0; i < count; ++i) out[i] = normal(rng);
-}
-
-/// One block in TransformerBlock's layout: ln1 gamma, ln1 beta, qkv w, qkv b, proj w, proj b,
-/// ln2 gamma, ln2 beta, fc1 w, fc1 b, fc2 w, fc2 b. Returns the floats written.
-std::size_t init_block(const GptShape& shape, std::mt19937_64& rng, float* out) {
-  const std::size_t h = size(shape.hidden), f = h * size(shape.ffn_mult);
-  const float weight_std = 0.02f;
-  const auto residual_std = static_cast<float>(0.02 / std::sqrt(2.0 * shape.layers));
-  std::size_t at = 0;
-  const auto constant = [&](std::size_t n, float value) {
-    std::fill(out + at, out + at + n, value);
-    at += n;
-  };
-  const auto normal = [&](std::size_t n, float std_dev) {
-    fill_normal(rng, std_dev, out + at, n);
-    at += n;
-  };
-  constant(h, 1.0f), constant(h, 0.0f);  // ln1
-  normal(3 * h * h, weight_std), constant(3 * h, 0.0f);
-  normal(h * h, residual_std), constant(h, 0.0f);
-  constant(h, 1.0f), constant(h, 0.0f);  // ln2
-  normal(f * h, weight_std), constant(f, 0.0f);
-  normal(h * f, residual_std), constant(h, 0.0f);
-  return at;
-}
-
 }  // namespace
 
 std::int64_t GptModel::parameter_count(const GptShape& shape) {
-  checked(shape);
-  const std::int64_t h = shape.hidden;
-  return std::int64_t{shape.vocab} * h + std::int64_t{shape.seq_len} * h +
-         std::int64_t{shape.layers} *
-             TransformerBlock::parameter_count(shape.hidden, shape.ffn_mult) +
-         2 * h;
+  const std::vector<std::int64_t> counts = unit_parameter_counts(shape);
+  return std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
 }
 
-void init_gpt_parameters(const GptShape& shape, std::uint64_t seed, std::span<float> params) {
+std::vector<std::int64_t> GptModel::unit_parameter_counts(const GptShape& shape) {
+  checked(shape);
+  const std::int64_t h = shape.hidden;
+  std::vector<std::int64_t> counts(size(shape.layers) + 2,
+                                   TransformerBlock::parameter_count(shape.hidden, shape.ffn_mult));
+  counts.front() = (std::int64_t{shape.vocab} + shape.seq_len) * h;
+  counts.back() = 2 * h;
+  return counts;
+}
+
+GptBuffers GptModel::flat_windows(const GptShape& shape, std::span<float> params,
+                                  std::span<float> grads) {
   require_buffer("params", params, shape);
-  std::mt19937_64 rng(seed);
-  const std::size_t h = size(shape.hidden);
-  float* out = params.data();
-  const std::size_t embeddings = (size(shape.vocab) + size(shape.seq_len)) * h;
-  fill_normal(rng, 0.02f, out, embeddings);  // wte then wpe
-  out += embeddings;
-  for (int l = 0; l < shape.layers; ++l) out += init_block(shape, rng, out);
-  std::fill(out, out + h, 1.0f);  // ln_f gamma
-  std::fill(out + h, out + 2 * h, 0.0f);
+  require_buffer("grads", grads, shape);
+  std::vector<std::span<float>> param_units, grad_units;
+  std::size_t at = 0;
+  for (const std::int64_t count : unit_parameter_counts(shape)) {
+    const auto n = static_cast<std::size_t>(count);
+    param_units.push_back(params.subspan(at, n));
+    grad_units.push_back(grads.subspan(at, n));
+    at += n;
+  }
+  return GptBuffers{param_units.front(),
+                    grad_units.front(),
+                    {param_units.begin() + 1, param_units.end() - 1},
+                    {grad_units.begin() + 1, grad_units.end() - 1},
+                    param_units.back(),
+                    grad_units.back()};
 }
 
 GptModel::GptModel(const GptShape& shape, std::span<float> params, std::span<float> grads)
-    : m_shape(checked(shape)) {
-  require_buffer("params", params, shape);
-  require_buffer("grads", grads, shape);
+    : GptModel(shape, flat_windows(shape, params, grads)) {}
+
+GptModel::GptModel(const GptShape& shape, const GptBuffers& buffers) : m_shape(checked(shape)) {
+  const std::vector<std::int64_t> counts = unit_parameter_counts(shape);
+  require_length("embed_params", buffers.embed_params, counts.front(), "(V + S) H");
+  require_length("embed_grads", buffers.embed_grads, counts.front(), "(V + S) H");
+  require_blocks("block_params", buffers.block_params, shape);
+  require_blocks("block_grads", buffers.block_grads, shape);
+  require_length("lnf_params", buffers.lnf_params, counts.back(), "2 H");
+  require_length("lnf_grads", buffers.lnf_grads, counts.back(), "2 H");
   const std::size_t h = size(shape.hidden), v = size(shape.vocab), s = size(shape.seq_len);
-  m_wte = Tensor2(params.data(), v, h);
-  m_wpe = Tensor2(params.data() + v * h, s, h);
-  m_wte_grad = Tensor2(grads.data(), v, h);
-  m_wpe_grad = Tensor2(grads.data() + v * h, s, h);
-  std::size_t at = (v + s) * h;
+  m_wte = Tensor2(buffers.embed_params.data(), v, h);
+  m_wpe = Tensor2(buffers.embed_params.data() + v * h, s, h);
+  m_wte_grad = Tensor2(buffers.embed_grads.data(), v, h);
+  m_wpe_grad = Tensor2(buffers.embed_grads.data() + v * h, s, h);
   m_blocks.reserve(size(shape.layers));
-  for (int l = 0; l < shape.layers; ++l, at += block_floats(shape))
-    m_blocks.emplace_back(block_shape(shape), params.subspan(at, block_floats(shape)),
-                          grads.subspan(at, block_floats(shape)));
-  m_lnf_gamma = Vector(params.data() + at, h);
-  m_lnf_beta = Vector(params.data() + at + h, h);
-  m_lnf_gamma_grad = Vector(grads.data() + at, h);
-  m_lnf_beta_grad = Vector(grads.data() + at + h, h);
+  for (std::size_t l = 0; l < size(shape.layers); ++l)
+    m_blocks.emplace_back(block_shape(shape), buffers.block_params[l], buffers.block_grads[l]);
+  m_lnf_gamma = Vector(buffers.lnf_params.data(), h);
+  m_lnf_beta = Vector(buffers.lnf_params.data() + h, h);
+  m_lnf_gamma_grad = Vector(buffers.lnf_grads.data(), h);
+  m_lnf_beta_grad = Vector(buffers.lnf_grads.data() + h, h);
 
   const std::size_t tokens = max_tokens(shape);
   m_arena = Vector("gpt_model_activations", arena_floats(shape));
@@ -185,39 +189,82 @@ std::int64_t GptModel::activation_bytes(const GptShape& shape) {
          std::int64_t{shape.layers} * TransformerBlock::activation_bytes(block_shape(shape));
 }
 
-Tensor2 GptModel::rows(const Vector& buffer, std::size_t tokens, std::size_t cols) const {
-  return Tensor2(buffer.data(), tokens, cols);
+Tensor2 GptModel::rows(const Vector& buffer, std::size_t cols) const {
+  return Tensor2(buffer.data(), m_tokens.extent(0), cols);
 }
 
-std::size_t GptModel::checked_tokens(const Labels& tokens, const Labels& targets) const {
+Tensor2 GptModel::residual_grad(int n) const {
+  return rows(n % 2 == 0 ? m_grad_a : m_grad_b, size(m_shape.hidden));
+}
+
+std::string GptModel::stage_name(int position) const {
+  const int l = m_shape.layers;
+  if (position <= 0) return "embed_forward";
+  if (position <= l) return "block_forward(" + std::to_string(position - 1) + ")";
+  if (position == l + 1) return "head_forward_backward";
+  if (position <= 2 * l + 1) return "block_backward(" + std::to_string(2 * l + 1 - position) + ")";
+  return "embed_backward";
+}
+
+void GptModel::require_next(int position) const {
+  if (m_done != position - 1)
+    throw std::logic_error(std::string(kModel) + "::" + stage_name(position) +
+                           " called out of order: the next stage call must be " +
+                           stage_name(m_done + 1));
+}
+
+int GptModel::checked_layer(const char* call, int layer) const {
+  if (layer < 0 || layer >= m_shape.layers)
+    throw std::invalid_argument(std::string(kModel) + "::" + call + ": layer is " +
+                                std::to_string(layer) + ", expected in [0, " +
+                                std::to_string(m_shape.layers) + ")");
+  return layer;
+}
+
+void GptModel::check_targets(const Labels& targets) const {
+  if (targets.extent(0) != m_tokens.extent(0))
+    throw std::invalid_argument(std::string(kModel) + ": targets has " +
+                                std::to_string(targets.extent(0)) + " ids, expected " +
+                                std::to_string(m_tokens.extent(0)) + " (one per token)");
+  require_ids("targets", targets, m_shape.vocab, m_shape.seq_len);
+}
+
+void GptModel::embed_forward(const Labels& tokens) {
   const std::size_t t = tokens.extent(0), s = size(m_shape.seq_len);
   if (t == 0 || t % s != 0 || t / s > size(m_shape.max_micro_batch))
     throw std::invalid_argument(std::string(kModel) + ": tokens has " + std::to_string(t) +
                                 " ids, expected B * " + std::to_string(s) +
                                 " with 1 <= B <= " + std::to_string(m_shape.max_micro_batch));
-  if (targets.extent(0) != t)
-    throw std::invalid_argument(std::string(kModel) + ": targets has " +
-                                std::to_string(targets.extent(0)) + " ids, expected " +
-                                std::to_string(t) + " (one per token)");
   require_ids("tokens", tokens, m_shape.vocab, m_shape.seq_len);
-  require_ids("targets", targets, m_shape.vocab, m_shape.seq_len);
-  return t;
+  m_tokens = tokens;
+  const Tensor2 x = rows(m_residual[0], size(m_shape.hidden));
+  for (std::size_t row = 0; row < t; ++row)
+    for (std::size_t c = 0; c < x.extent(1); ++c)
+      x(row, c) = m_wte(size(tokens(row)), c) + m_wpe(row % s, c);
+  m_done = 0;
 }
 
-void GptModel::embed(const Labels& tokens, const Tensor2& x) const {
-  const std::size_t h = x.extent(1), s = size(m_shape.seq_len);
-  for (std::size_t t = 0; t < x.extent(0); ++t)
-    for (std::size_t c = 0; c < h; ++c) x(t, c) = m_wte(size(tokens(t)), c) + m_wpe(t % s, c);
+void GptModel::block_forward(int layer, const BlockDropout& dropout) {
+  const int position = 1 + checked_layer("block_forward", layer);
+  require_next(position);
+  const std::size_t l = size(layer), h = size(m_shape.hidden);
+  m_blocks[l].forward(
+      rows(m_residual[l], h), rows(m_residual[l + 1], h),
+      BlockDropout{detail::splitmix64(dropout.seed) + l, dropout.step, dropout.first_row});
+  m_done = position;
 }
 
-double GptModel::head_forward_backward(const Tensor2& x, const Labels& targets, float loss_scale,
-                                       const Tensor2& dx) {
-  const std::size_t tokens = x.extent(0);
+double GptModel::head_forward_backward(const Labels& targets, float loss_scale) {
+  const int position = m_shape.layers + 1;
+  require_next(position);
+  check_targets(targets);
+  const std::size_t tokens = m_tokens.extent(0);
   const int t = static_cast<int>(tokens), h = m_shape.hidden, v = m_shape.vocab;
-  const Tensor2 lnf_out = rows(m_lnf_out, tokens, size(h));
+  const Tensor2 x = rows(m_residual.back(), size(h)), dx = residual_grad(0);
+  const Tensor2 lnf_out = rows(m_lnf_out, size(h));
   const Vector mean(m_lnf_mean.data(), tokens), rstd(m_lnf_rstd.data(), tokens);
   layer_norm_forward(x, m_lnf_gamma, m_lnf_beta, lnf_out, mean, rstd);
-  const Tensor2 logits = rows(m_logits, tokens, size(v));
+  const Tensor2 logits = rows(m_logits, size(v));
   gemm(false, true, t, v, h, 1.0f, lnf_out.data(), h, m_wte.data(), h, 0.0f, logits.data(), v);
   const double loss = softmax_cross_entropy(logits, targets, loss_scale, logits);
   // Tied head: d lnf_out = dlogits wte;  d wte += dlogits^T lnf_out.
@@ -228,34 +275,37 @@ double GptModel::head_forward_backward(const Tensor2& x, const Labels& targets, 
     m_lnf_gamma_grad(c) += m_d_gamma(c);
     m_lnf_beta_grad(c) += m_d_beta(c);
   }
+  m_done = position;
   return loss;
 }
 
-void GptModel::embed_backward(const Labels& tokens, const Tensor2& dx) const {
-  const std::size_t h = dx.extent(1), s = size(m_shape.seq_len);
+void GptModel::block_backward(int layer) {
+  const int position = 2 * m_shape.layers + 1 - checked_layer("block_backward", layer);
+  require_next(position);
+  const int done = m_shape.layers - 1 - layer;  // block backwards before this one
+  m_blocks[size(layer)].backward(residual_grad(done), residual_grad(done + 1));
+  m_done = position;
+}
+
+void GptModel::embed_backward() {
+  require_next(2 * m_shape.layers + 2);
+  const Tensor2 dx = residual_grad(m_shape.layers);
+  const std::size_t s = size(m_shape.seq_len);
   for (std::size_t t = 0; t < dx.extent(0); ++t)
-    for (std::size_t c = 0; c < h; ++c) {
-      m_wte_grad(size(tokens(t)), c) += dx(t, c);
+    for (std::size_t c = 0; c < dx.extent(1); ++c) {
+      m_wte_grad(size(m_tokens(t)), c) += dx(t, c);
       m_wpe_grad(t % s, c) += dx(t, c);
     }
+  m_done = -1;
 }
 
 double GptModel::forward_backward(const Labels& tokens, const Labels& targets, float loss_scale,
                                   const BlockDropout& dropout) {
-  const std::size_t t = checked_tokens(tokens, targets), h = size(m_shape.hidden);
-  embed(tokens, rows(m_residual[0], t, h));
-  const std::uint64_t block_seed = detail::splitmix64(dropout.seed);
-  for (std::size_t l = 0; l < m_blocks.size(); ++l)
-    m_blocks[l].forward(rows(m_residual[l], t, h), rows(m_residual[l + 1], t, h),
-                        BlockDropout{block_seed + l, dropout.step, dropout.first_row});
-  Tensor2 grad = rows(m_grad_a, t, h), other = rows(m_grad_b, t, h);
-  const double loss =
-      head_forward_backward(rows(m_residual.back(), t, h), targets, loss_scale, grad);
-  for (std::size_t l = m_blocks.size(); l-- > 0;) {
-    m_blocks[l].backward(grad, other);
-    std::swap(grad, other);
-  }
-  embed_backward(tokens, grad);
+  embed_forward(tokens);
+  for (int l = 0; l < m_shape.layers; ++l) block_forward(l, dropout);
+  const double loss = head_forward_backward(targets, loss_scale);
+  for (int l = m_shape.layers; l-- > 0;) block_backward(l);
+  embed_backward();
   return loss;
 }
 

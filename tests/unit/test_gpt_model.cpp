@@ -1,7 +1,9 @@
 // The GPT-2 model: its backward against central differences of its own loss in every part
 // (embeddings, a block, the final LayerNorm), gradient accumulation over micro-batches, the
 // published parameter count of GPT-2 small and a hand count, GPT-2's initialisation, the
-// activation memory formula and its input errors.
+// activation memory formula and its input errors; the parameter units and a ZeRO-3 style
+// stage-by-stage driver (every block on one shared layer buffer) against the flat model, and
+// the stage calls' order checks.
 
 #include <gtest/gtest.h>
 
@@ -9,10 +11,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <span>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/host/gpt_init.hpp"
 #include "kernels/host/gpt_model.hpp"
 #include "kernels/host/transformer_block.hpp"
 #include "test_ops_support.hpp"
@@ -245,6 +251,159 @@ TEST(GptModel, RejectsBadInputNamingIt) {
   odd.vocab = 0;
   EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel::parameter_count(odd); },
                                                    "vocab is 0, expected >= 1"));
+}
+
+TEST(GptModel, UnitsFollowTheFlatLayout) {
+  const GptShape shape = tiny_shape();
+  const Layout at(shape);
+  const std::vector<std::int64_t> counts = GptModel::unit_parameter_counts(shape);
+  const std::vector<std::int64_t> expected = {
+      static_cast<std::int64_t>(at.block0),  // wte [V, H] + wpe [S, H]
+      static_cast<std::int64_t>(at.block_size), static_cast<std::int64_t>(at.block_size),
+      static_cast<std::int64_t>(at.total - at.ln_f_gamma)};  // ln_f gamma + beta
+  EXPECT_EQ(counts, expected);
+  std::int64_t sum = 0;
+  for (const std::int64_t n : counts) sum += n;
+  EXPECT_EQ(sum, GptModel::parameter_count(shape));
+
+  std::vector<float> params(at.total), grads(at.total);
+  const GptBuffers windows = GptModel::flat_windows(shape, params, grads);
+  EXPECT_EQ(windows.embed_params.data(), params.data() + at.wte);
+  EXPECT_EQ(windows.embed_grads.size(), at.block0);
+  ASSERT_EQ(windows.block_params.size(), 2u);
+  ASSERT_EQ(windows.block_grads.size(), 2u);
+  EXPECT_EQ(windows.block_params[1].data(), params.data() + at.block0 + at.block_size);
+  EXPECT_EQ(windows.block_grads[0].data(), grads.data() + at.block0);
+  EXPECT_EQ(windows.block_grads[1].size(), at.block_size);
+  EXPECT_EQ(windows.lnf_params.data(), params.data() + at.ln_f_gamma);
+  EXPECT_EQ(windows.lnf_grads.data(), grads.data() + at.ln_f_gamma);
+  EXPECT_EQ(windows.lnf_grads.size(), 2 * at.h);
+}
+
+/// Fills `buffer` with NaN: a released gathered buffer, so any read of it poisons the result.
+void release(std::vector<float>& buffer) {
+  std::fill(buffer.begin(), buffer.end(), std::numeric_limits<float>::quiet_NaN());
+}
+
+TEST(GptModel, ZeroThreeStagesOnOneSharedLayerBufferMatchTheFlatModel) {
+  GptShape shape = tiny_shape();
+  shape.dropout = 0.25f;
+  shape.max_micro_batch = 1;
+  const Layout at(shape);
+  std::vector<float> params(at.total), flat_grads(at.total, 0.0f), grads(at.total, 0.0f);
+  init_gpt_parameters(shape, 17, params);
+  GptModel flat(shape, params, flat_grads);
+
+  // ZeRO-3 style: embeddings and ln_f are windows of the full buffers; every block reads and
+  // writes one layer buffer, gathered from params before each of its calls.
+  std::vector<float> layer_params(at.block_size), layer_grads(at.block_size);
+  release(layer_params);
+  release(layer_grads);
+  GptBuffers buffers = GptModel::flat_windows(shape, params, grads);
+  buffers.block_params.assign(at.layers, std::span<float>(layer_params));
+  buffers.block_grads.assign(at.layers, std::span<float>(layer_grads));
+  GptModel staged(shape, buffers);
+  const auto gather = [&](std::size_t l) {
+    const auto from = params.begin() + static_cast<std::ptrdiff_t>(at.block0 + l * at.block_size);
+    std::copy(from, from + static_cast<std::ptrdiff_t>(at.block_size), layer_params.begin());
+  };
+
+  double flat_loss = 0.0, staged_loss = 0.0;
+  for (std::size_t b = 0; b < 2; ++b) {
+    const auto first = kTokens.begin() + static_cast<std::ptrdiff_t>(4 * b);
+    const Labels tokens = make_ids(std::vector<int>(first, first + 4));
+    const auto target = kTargets.begin() + static_cast<std::ptrdiff_t>(4 * b);
+    const Labels targets = make_ids(std::vector<int>(target, target + 4));
+    const BlockDropout dropout{99, 5, static_cast<std::int64_t>(4 * b)};
+    flat_loss += flat.forward_backward(tokens, targets, 0.5f, dropout);
+
+    staged.embed_forward(tokens);
+    for (std::size_t l = 0; l < at.layers; ++l) {
+      gather(l);
+      staged.block_forward(static_cast<int>(l), dropout);
+      release(layer_params);
+    }
+    staged_loss += staged.head_forward_backward(targets, 0.5f);
+    for (std::size_t l = at.layers; l-- > 0;) {
+      gather(l);
+      std::fill(layer_grads.begin(), layer_grads.end(), 0.0f);
+      staged.block_backward(static_cast<int>(l));
+      for (std::size_t i = 0; i < at.block_size; ++i)
+        grads[at.block0 + l * at.block_size + i] += layer_grads[i];
+      release(layer_params);
+      release(layer_grads);
+    }
+    staged.embed_backward();
+  }
+  // The same float operations in the same order: equal, not merely close.
+  EXPECT_EQ(staged_loss, flat_loss);
+  EXPECT_EQ(grads, flat_grads);
+  // Every unit received gradient (the comparison is not between two untouched buffers).
+  std::size_t unit_start = 0;
+  for (const std::int64_t count : GptModel::unit_parameter_counts(shape)) {
+    const auto n = static_cast<std::size_t>(count);
+    EXPECT_FALSE(all_equal(grads, unit_start, n, 0.0f)) << "unit at " << unit_start;
+    unit_start += n;
+  }
+}
+
+TEST(GptModel, StageCallsOutOfOrderThrowNamingTheCall) {
+  const GptShape shape = tiny_shape();
+  std::vector<float> params = random_params(shape, 1), grads(params.size(), 0.0f);
+  GptModel model(shape, params, grads);
+  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  const auto out_of_order = [](const auto& call, const std::string& name) {
+    return throws_naming<std::logic_error>(call, "GptModel::" + name + " called out of order");
+  };
+  EXPECT_TRUE(out_of_order([&] { model.block_forward(0, BlockDropout{}); }, "block_forward(0)"));
+  EXPECT_TRUE(out_of_order([&] { model.embed_backward(); }, "embed_backward"));
+  model.embed_forward(tokens);
+  EXPECT_TRUE(throws_naming<std::logic_error>(
+      [&] { model.block_forward(1, BlockDropout{}); },
+      "block_forward(1) called out of order: the next stage call must be block_forward(0)"));
+  model.block_forward(0, BlockDropout{});
+  EXPECT_TRUE(
+      out_of_order([&] { model.head_forward_backward(targets, 1.0f); }, "head_forward_backward"));
+  EXPECT_TRUE(out_of_order([&] { model.block_backward(0); }, "block_backward(0)"));
+  EXPECT_TRUE(
+      throws_naming<std::invalid_argument>([&] { model.block_forward(2, BlockDropout{}); },
+                                           "block_forward: layer is 2, expected in [0, 2)"));
+  model.block_forward(1, BlockDropout{});
+  EXPECT_TRUE(out_of_order([&] { model.block_forward(1, BlockDropout{}); }, "block_forward(1)"));
+  EXPECT_TRUE(all_equal(grads, 0, grads.size(), 0.0f));  // no backward ran so far
+  model.head_forward_backward(targets, 1.0f);
+  EXPECT_TRUE(throws_naming<std::logic_error>(
+      [&] { model.block_backward(0); },
+      "block_backward(0) called out of order: the next stage call must be block_backward(1)"));
+  model.block_backward(1);
+  EXPECT_TRUE(out_of_order([&] { model.embed_backward(); }, "embed_backward"));
+  model.block_backward(0);
+  model.embed_backward();
+  EXPECT_TRUE(out_of_order([&] { model.embed_backward(); }, "embed_backward"));
+  EXPECT_TRUE(out_of_order([&] { model.block_backward(0); }, "block_backward(0)"));
+  // The rejected calls changed nothing: the gradients are those of one clean micro-batch.
+  std::vector<float> clean(params.size(), 0.0f);
+  GptModel reference(shape, params, clean);
+  reference.forward_backward(tokens, targets, 1.0f, BlockDropout{});
+  EXPECT_EQ(grads, clean);
+}
+
+TEST(GptModel, RejectsUnitBuffersOfTheWrongLengthNamingThem) {
+  const GptShape shape = tiny_shape();
+  const Layout at(shape);
+  std::vector<float> params(at.total), grads(at.total), short_block(at.block_size - 1);
+  GptBuffers buffers = GptModel::flat_windows(shape, params, grads);
+  buffers.block_grads[1] = short_block;
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+                                                   "block_grads[1] has 871 floats, expected 872"));
+  buffers = GptModel::flat_windows(shape, params, grads);
+  buffers.block_params.pop_back();
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+                                                   "block_params has 1 spans, expected 2"));
+  buffers = GptModel::flat_windows(shape, params, grads);
+  buffers.lnf_params = buffers.lnf_params.first(at.h);
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+                                                   "lnf_params has 8 floats, expected 16"));
 }
 
 }  // namespace
