@@ -15,10 +15,12 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kMaxListedBatches = 8;
-/// Extra attributes that are not settings but follow from the rank count: the count itself, a
-/// DLRM plan's placement (which names ranks) and its memory estimate. They do not separate
-/// series.
-constexpr std::array<std::string_view, 3> kNotSettings = {"ranks", "plan", "memory_estimate"};
+/// Extra attributes that are not settings but follow from the rank count and the split: the
+/// count itself, a plan's placement (which names ranks), its memory estimate, and a transformer
+/// plan's accumulation rounds and the ZeRO stage an automatic sharding chose. They do not
+/// separate series.
+constexpr std::array<std::string_view, 5> kNotSettings = {"ranks", "plan", "memory_estimate",
+                                                          "rounds", "zero_stage"};
 
 bool is_setting(const std::string& key) {
   return std::ranges::find(kNotSettings, key) == kNotSettings.end();

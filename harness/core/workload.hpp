@@ -16,9 +16,12 @@ namespace scaletune::core {
 /// What a workload needs to know about the rank it runs on.
 struct RankContext {
   Communicator* comm = nullptr;  ///< the configuration's group; outlives the workload
-  int per_rank_batch = 1;        ///< samples this rank processes per step
-  int global_batch = 1;          ///< samples all ranks process per step (sum of per_rank_batch)
-  int sample_offset = 0;         ///< global index of this rank's first sample in the step
+  /// samples this rank processes per step; 0: the workload splits the batch itself
+  /// (batch_split proportional/auto: Config::per_rank_batch is empty)
+  int per_rank_batch = 1;
+  int global_batch = 1;  ///< samples all ranks process per step (sum of per_rank_batch)
+  /// global index of this rank's first sample in the step; 0 when per_rank_batch is 0
+  int sample_offset = 0;
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
   std::int64_t memory_budget_bytes = 0;    ///< most this rank may allocate, bytes; 0: no limit
@@ -52,6 +55,10 @@ class Workload {
   /// Bytes this rank's workload holds (parameters, gradients, optimizer state, activations,
   /// workspaces) at its peak.
   virtual std::int64_t memory_peak_bytes() const = 0;
+  /// Samples of each rank per step ([ranks], summing to the global batch) when the workload
+  /// split the batch itself (RankContext::per_rank_batch 0: batch_split proportional or auto);
+  /// empty when it used the configuration's split.
+  virtual std::vector<int> per_rank_batch() const { return {}; }
   /// Extra attributes stored with the configuration (e.g. image_size, width).
   virtual std::vector<std::pair<std::string, double>> attributes() const { return {}; }
   /// Extra text attributes stored with the configuration (e.g. the sharding plan).

@@ -5,11 +5,13 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "harness/job/sweep.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
@@ -39,9 +41,11 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   const auto& prb = config.per_rank_batch;
   core::RankContext ctx;
   ctx.comm = &comm;
-  ctx.per_rank_batch = prb[r];
+  // An empty split (batch_split proportional/auto) is left to the workload: 0 and 0.
+  ctx.per_rank_batch = prb.empty() ? 0 : prb.at(r);
   ctx.global_batch = config.global_batch;
-  ctx.sample_offset = std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
+  ctx.sample_offset =
+      prb.empty() ? 0 : std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
   ctx.seed = job.run.seed;
   ctx.memory_budget_bytes = memory_budget_bytes(job.devices, comm.rank(), native);
@@ -132,7 +136,7 @@ results::ConfigResult describe(const job::Config& config) {
   r.per_rank_batch = config.per_rank_batch;
   r.batch_split = config.batch_split;
   r.precision = config.precision;
-  if (!config.sharding.empty()) r.text_attrs["sharding"] = config.sharding;
+  if (!config.sharding.empty()) r.text_attrs[job::sharding_key(config.workload)] = config.sharding;
   return r;
 }
 
@@ -161,6 +165,8 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
   if (workload) {
     result.params = workload->params();
     result.flops_per_sample = workload->flops_per_sample();
+    if (std::vector<int> batch = workload->per_rank_batch(); !batch.empty())
+      result.per_rank_batch = std::move(batch);
     for (const auto& [key, value] : workload->attributes()) result.number_attrs[key] = value;
     for (const auto& [key, value] : workload->text_attributes()) result.text_attrs[key] = value;
   }

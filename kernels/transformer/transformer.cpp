@@ -1,0 +1,182 @@
+#include "kernels/transformer/transformer.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <new>
+#include <stdexcept>
+
+#include "harness/core/memory_budget.hpp"
+#include "harness/core/workload_registry.hpp"
+#include "kernels/transformer/micro_batch_profile.hpp"
+
+namespace scaletune::kernels {
+
+namespace {
+
+const TrainerPhases kPhases{};
+constexpr int kProfileRepeats = 3;  // timed calls per profiled micro-batch size
+
+GptShape gpt_shape(const job::TransformerOptions& o) {
+  return {
+      o.layers, o.hidden, o.heads, o.seq_len, o.vocab, o.ffn_mult, static_cast<float>(o.dropout),
+      1};
+}
+
+std::vector<std::int64_t> gathered_capacities(const core::RankContext& ctx) {
+  std::vector<std::int64_t> all(static_cast<std::size_t>(ctx.comm->size()));
+  const std::int64_t mine = ctx.memory_budget_bytes;
+  ctx.comm->all_gather(&mine, all.data(), 1, core::DType::int64);
+  return all;
+}
+
+// The largest micro-batch worth profiling: twice an even share, at most what a rank may hold
+// (B - ranks + 1) and what the smallest capacity can hold.
+int largest_profiled(const GptShape& shape, int global_batch,
+                     const std::vector<std::int64_t>& cap) {
+  const int ranks = static_cast<int>(cap.size());
+  int largest = std::min(global_batch - ranks + 1, 2 * ((global_batch + ranks - 1) / ranks));
+  const std::int64_t smallest = *std::min_element(cap.begin(), cap.end());
+  GptShape probe = shape;
+  for (probe.max_micro_batch = largest;
+       smallest > 0 && probe.max_micro_batch > 1 && MicroBatchProfiler::bytes(probe) > smallest;)
+    probe.max_micro_batch /= 2;
+  return std::max(1, probe.max_micro_batch);
+}
+
+// Throws core::MemoryBudgetExceeded on every rank when a rank could not allocate its profiler
+// (collective).
+void agree_profiler_allocated(bool allocated, const GptShape& shape, const core::RankContext& ctx) {
+  std::vector<std::int32_t> all(static_cast<std::size_t>(ctx.comm->size()));
+  const std::int32_t mine = allocated ? 1 : 0;
+  ctx.comm->all_gather(&mine, all.data(), 1, core::DType::int32);
+  const auto failed = std::find(all.begin(), all.end(), 0);
+  if (failed == all.end()) return;
+  throw core::MemoryBudgetExceeded(
+      "rank " + std::to_string(failed - all.begin()) + " cannot hold the profile model (" +
+      core::format_bytes(MicroBatchProfiler::bytes(shape)) + " for micro-batches up to " +
+      std::to_string(shape.max_micro_batch) + ")");
+}
+
+// Every rank's profile at micro-batches `sizes` (collective; the calls of all ranks start
+// together), each smoothed by affine_profile.
+std::vector<core::RankProfile> gathered_profiles(const GptShape& shape,
+                                                 const std::vector<int>& sizes,
+                                                 const core::RankContext& ctx) {
+  GptShape largest = shape;
+  largest.max_micro_batch = sizes.back();
+  std::unique_ptr<MicroBatchProfiler> profiler;
+  try {
+    profiler = std::make_unique<MicroBatchProfiler>(largest, ctx.seed);
+  } catch (const std::bad_alloc&) {
+  }
+  agree_profiler_allocated(profiler != nullptr, largest, ctx);
+  const std::vector<double> mine =
+      profiler->run(sizes, kProfileRepeats, [&] { ctx.comm->barrier(); }).time_s;
+  const auto ranks = static_cast<std::size_t>(ctx.comm->size());
+  std::vector<double> all(ranks * sizes.size());
+  ctx.comm->all_gather(mine.data(), all.data(), sizes.size(), core::DType::fp64);
+  std::vector<core::RankProfile> profiles(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    profiles[r].micro_batches = sizes;
+    profiles[r].time_s.assign(all.begin() + static_cast<long>(r * sizes.size()),
+                              all.begin() + static_cast<long>((r + 1) * sizes.size()));
+    profiles[r] = affine_profile(profiles[r]);
+  }
+  return profiles;
+}
+
+TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& config,
+                                    const core::RankContext& ctx) {
+  TransformerPlanRequest request;
+  request.shape = shape;
+  request.global_batch = config.global_batch;
+  request.per_rank_batch = config.per_rank_batch;
+  request.auto_split = config.batch_split == "auto";
+  request.sharding = parse_state_sharding(config.sharding);
+  request.capacity_bytes = gathered_capacities(ctx);
+  if (request.per_rank_batch.empty()) {
+    const int largest = largest_profiled(shape, config.global_batch, request.capacity_bytes);
+    request.profiles = gathered_profiles(shape, profile_sizes(largest), ctx);
+  }
+  return request;
+}
+
+}  // namespace
+
+Transformer::Transformer(const job::TransformerOptions& options, const job::Config& config,
+                         const core::RankContext& ctx)
+    : m_options(options), m_shape(gpt_shape(options)) {
+  if (config.precision != "fp32")
+    throw std::invalid_argument("transformer: precision " + config.precision +
+                                " is not supported (fp32 only)");
+  GptModel::parameter_count(m_shape);  // checks the shape before any collective
+  const TransformerPlanRequest request = plan_request(m_shape, config, ctx);
+  if (!request.profiles.empty()) {
+    GptShape profiled = m_shape;
+    profiled.max_micro_batch = request.profiles.front().micro_batches.back();
+    m_profile_bytes = MicroBatchProfiler::bytes(profiled);
+  }
+  m_plan = plan_transformer(request);
+  if (ctx.comm->rank() == 0) {
+    std::printf("  %s plan: %s\n", config.id.c_str(), describe_plan(m_plan).c_str());
+    std::fflush(stdout);
+  }
+  if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
+  const AdamOptions adam{.lr = static_cast<float>(options.learning_rate)};
+  m_trainer =
+      std::make_unique<ZeroTrainer>(m_shape, m_plan, ctx.comm->rank(), *ctx.comm, ctx.seed, adam);
+}
+
+Transformer::~Transformer() = default;
+
+std::vector<std::string> Transformer::phase_names() const {
+  return {"fwd", "bwd", "allgather", "reducescatter", "allreduce", "optimizer"};
+}
+
+void Transformer::step(core::PhaseTimer& timer) {
+  m_loss = m_trainer->step(timer, kPhases, m_iteration++);
+}
+
+double Transformer::params() const {
+  return static_cast<double>(GptModel::parameter_count(m_shape));
+}
+
+double Transformer::flops_per_sample() const {
+  const double s = m_shape.seq_len;
+  return 6.0 * params() * s + 12.0 * m_shape.layers * m_shape.hidden * s * s;
+}
+
+std::int64_t Transformer::memory_peak_bytes() const {
+  return std::max(m_profile_bytes, m_trainer->allocated_bytes());
+}
+
+std::vector<int> Transformer::per_rank_batch() const {
+  std::vector<int> batch;
+  for (const core::RankPlan& r : m_plan.ranks) batch.push_back(r.batch);
+  return batch;
+}
+
+std::vector<std::pair<std::string, double>> Transformer::attributes() const {
+  std::int64_t largest = 0;
+  for (const core::RankPlan& r : m_plan.ranks) largest = std::max(largest, r.memory_bytes);
+  return {{"layers", m_options.layers},   {"hidden", m_options.hidden},
+          {"heads", m_options.heads},     {"seq_len", m_options.seq_len},
+          {"vocab", m_options.vocab},     {"ffn_mult", m_options.ffn_mult},
+          {"dropout", m_options.dropout}, {"learning_rate", m_options.learning_rate},
+          {"rounds", m_plan.rounds},      {"memory_estimate", static_cast<double>(largest)}};
+}
+
+std::vector<std::pair<std::string, std::string>> Transformer::text_attributes() const {
+  return {{"zero_stage", state_sharding_text(m_plan.sharding)}, {"plan", describe_plan(m_plan)}};
+}
+
+namespace {
+const bool registered =
+    core::register_workload("transformer",
+                            [](const job::WorkloadSpec& spec, const job::Config& config,
+                               const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+                              return std::make_unique<Transformer>(spec.transformer, config, ctx);
+                            });
+}  // namespace
+
+}  // namespace scaletune::kernels

@@ -1,0 +1,82 @@
+#pragma once
+// GPT-style transformer workload (kind "transformer"): GPT-2's architecture (Radford et al.
+// 2019) trained with Adam under a ZeRO stage (Rajbhandari et al. 2020), on ranks that may differ
+// in speed and memory: the batch is split by speed (batch_split proportional or auto, from a
+// short profile), each rank runs micro-batches with gradient accumulation, and the training
+// state is sharded by memory (state_sharding :memory_proportional or auto).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/core/workload.hpp"
+#include "harness/job/job.hpp"
+#include "kernels/transformer/transformer_plan.hpp"
+#include "kernels/transformer/zero_trainer.hpp"
+
+namespace scaletune::kernels {
+
+/// One rank's transformer (registered as workload "transformer"). Synthetic tokens
+/// (token_batch.hpp), the same every step; initial weights init_gpt_parameters(seed); Adam with
+/// the job's learning_rate and torch's other defaults; dropout on both residual branches of every
+/// block. Rank 0 prints the plan and why (describe_plan) when it is made.
+class Transformer final : public core::Workload {
+ public:
+  /// Plans the configuration (plan_transformer) from config.per_rank_batch (even or explicit
+  /// splits) or a profile of every rank (profile_micro_batches, for batch_split "proportional"
+  /// and "auto"), config.sharding and each rank's ctx.memory_budget_bytes (gathered; 0: no
+  /// limit). When a rank does not fit, every rank throws core::MemoryBudgetExceeded naming that
+  /// rank, its need by kind and the shortfall, before allocating the model; otherwise allocates
+  /// and initialises this rank's ZeroTrainer. Collective over ctx.comm (until the plan is made).
+  /// Throws std::invalid_argument on bad options or a precision other than fp32.
+  Transformer(const job::TransformerOptions& options, const job::Config& config,
+              const core::RankContext& ctx);
+  ~Transformer() override;
+  Transformer(const Transformer&) = delete;
+  Transformer& operator=(const Transformer&) = delete;
+
+  /// {"fwd", "bwd", "allgather", "reducescatter", "allreduce", "optimizer"}. fwd: embeddings and
+  /// blocks forward; bwd: the LM head (logits, loss and their backward), blocks and embeddings
+  /// backward; allgather: zero3's per-unit parameter gathers and the zero1/zero2 parameter
+  /// all-gatherv after Adam; reducescatter: gradients to their shards; allreduce: replicated's
+  /// gradients and the loss; optimizer: Adam.
+  std::vector<std::string> phase_names() const override;
+  /// One training step (ZeroTrainer::step). Collective over ctx.comm.
+  void step(core::PhaseTimer& timer) override;
+  /// GptModel::parameter_count.
+  double params() const override;
+  /// 6 N S + 12 L H S^2 FLOP per sample of S tokens (N parameters): a multiply-add per
+  /// parameter per token forward and two backward, plus the attention scores and their use
+  /// (Chowdhery et al. 2022, "PaLM", appendix B).
+  double flops_per_sample() const override;
+  /// The larger of what the profile allocated and what the trainer allocated, bytes.
+  std::int64_t memory_peak_bytes() const override;
+  /// The plan's per-rank batch.
+  std::vector<int> per_rank_batch() const override;
+  /// layers, hidden, heads, seq_len, vocab, ffn_mult, dropout, learning_rate, rounds (the most
+  /// micro-batches of a rank) and memory_estimate (the plan's largest rank need, bytes).
+  std::vector<std::pair<std::string, double>> attributes() const override;
+  /// zero_stage (the stage used, e.g. "zero2:memory_proportional"; the swept state_sharding
+  /// may be "auto") and plan (describe_plan).
+  std::vector<std::pair<std::string, std::string>> text_attributes() const override;
+
+  /// Global mean token loss of the latest step.
+  double last_loss() const { return m_loss; }
+  /// The whole parameter vector after the latest step (collective; for tests).
+  std::vector<float> full_parameters() { return m_trainer->full_parameters(); }
+  /// The plan every rank follows.
+  const TransformerPlan& plan() const { return m_plan; }
+
+ private:
+  job::TransformerOptions m_options;
+  GptShape m_shape;
+  TransformerPlan m_plan;
+  std::unique_ptr<ZeroTrainer> m_trainer;
+  std::int64_t m_profile_bytes = 0;
+  std::uint64_t m_iteration = 0;
+  double m_loss = 0.0;
+};
+
+}  // namespace scaletune::kernels

@@ -1,0 +1,58 @@
+#pragma once
+// How a transformer configuration runs on its ranks: each rank's batch b_i, micro-batch m_i,
+// accumulation steps g_i (b_i = g_i m_i) and shard fraction s_i, and the ZeRO stage, from the
+// configuration's batch split and state sharding, each rank's memory capacity and, for the
+// proportional and auto splits, each rank's measured time per micro-batch. Pure arithmetic:
+// every rank computes the same plan from the same inputs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/core/hetero_plan.hpp"
+#include "kernels/host/gpt_model.hpp"
+#include "kernels/transformer/state_sharding.hpp"
+#include "kernels/transformer/transformer_memory.hpp"
+
+namespace scaletune::kernels {
+
+/// What a plan is made from.
+struct TransformerPlanRequest {
+  GptShape shape;                   ///< the model (max_micro_batch is ignored)
+  int global_batch = 1;             ///< B, samples per step
+  std::vector<int> per_rank_batch;  ///< [ranks] for even and explicit splits; empty otherwise
+  bool auto_split = false;          ///< batch_split "auto" (else "proportional" when no batch)
+  StateSharding sharding;
+  /// [ranks] bytes each rank may use; <= 0: no limit
+  std::vector<std::int64_t> capacity_bytes;
+  /// [ranks] measured micro-batch times (proportional and auto splits only)
+  std::vector<core::RankProfile> profiles;
+};
+
+/// A plan: the stage, each rank's part (step_time_s from the profile, 0 without one;
+/// memory_bytes = memory[i].total()), the exact memory of each rank, rounds = max g_i (the
+/// collective rounds of zero2 and zero3), whether every rank fits, and why it was chosen (or, when
+/// it does not fit, "rank R needs X (breakdown), more than its Y: short by Z").
+struct TransformerPlan {
+  StateSharding sharding;  ///< automatic false: the stage the plan uses
+  std::vector<core::RankPlan> ranks;
+  std::vector<TransformerMemory> memory;
+  int rounds = 1;
+  bool fits = false;
+  std::string why;
+};
+
+/// The plan of `request`. Batches: the given per_rank_batch; "proportional": proportional_split
+/// by each rank's samples/s at its largest profiled micro-batch; "auto": plan_heterogeneous.
+/// Micro-batches (non-auto splits): the largest divisor of b_i that fits, shrunk one rank at a
+/// time (the rank whose activations take the largest share of its capacity) until every rank
+/// fits or all are at their smallest. Shards: even, or memory_proportional_fractions of the
+/// chosen micro-batches. sharding "auto": the first of replicated, zero1, zero2, zero3
+/// (memory-proportional) that fits; when none does, zero3's plan. Throws std::invalid_argument
+/// when lengths disagree with the rank count or a needed profile is missing.
+TransformerPlan plan_transformer(const TransformerPlanRequest& request);
+
+/// One line: "zero2:memory_proportional; r0 b=16 m=8 g=2 s=0.500 2.1 GiB; r1 ...; <why>".
+std::string describe_plan(const TransformerPlan& plan);
+
+}  // namespace scaletune::kernels

@@ -1,0 +1,340 @@
+// The transformer planner: even and configured splits, micro-batches shrunk to the largest
+// divisor that fits (against a brute-force loop over divisors), memory-proportional shards that
+// fill every rank to the same fraction, the auto split on synthetic profiles, the auto state
+// sharding's choice of stage, oom reports and the proportional split; describe_plan's line.
+
+#include "kernels/transformer/transformer_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/core/memory_budget.hpp"
+#include "kernels/transformer/state_layout.hpp"
+
+namespace scaletune::kernels {
+namespace {
+
+GptShape plan_shape() {
+  return {.layers = 4, .hidden = 32, .heads = 2, .seq_len = 8, .vocab = 64};
+}
+
+GptShape with_micro_batch(GptShape shape, int micro_batch) {
+  shape.max_micro_batch = micro_batch;
+  return shape;
+}
+
+TransformerPlanRequest request(std::vector<int> batches, std::vector<std::int64_t> capacity,
+                               const char* sharding) {
+  TransformerPlanRequest r;
+  r.shape = plan_shape();
+  r.global_batch = std::accumulate(batches.begin(), batches.end(), 0);
+  r.per_rank_batch = std::move(batches);
+  r.sharding = parse_state_sharding(sharding);
+  r.capacity_bytes = std::move(capacity);
+  return r;
+}
+
+/// Time of one micro-batch of m samples proportional to m: `per_sample_s` seconds each,
+/// measured at 1, 2, 4 and 8 samples.
+core::RankProfile linear_profile(double per_sample_s) {
+  return {{1, 2, 4, 8}, {per_sample_s, 2 * per_sample_s, 4 * per_sample_s, 8 * per_sample_s}, 0};
+}
+
+double model_bytes(const core::MemoryModel& model, double fraction, int micro_batch) {
+  return model.state_bytes * fraction + model.replicated_bytes +
+         model.activation_bytes_per_sample * micro_batch;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// Each rank's exact memory (transformer_memory of its micro-batch, its shard of the plan's
+/// fractions and its largest part of one unit, element by element) and memory_bytes.
+void expect_exact_memory(const TransformerPlan& plan, const GptShape& shape) {
+  const auto N = static_cast<std::size_t>(GptModel::parameter_count(shape));
+  std::vector<double> fractions;
+  for (const core::RankPlan& r : plan.ranks) fractions.push_back(r.shard_fraction);
+  const ShardLayout layout = shard_layout(N, fractions);
+  ASSERT_EQ(plan.memory.size(), plan.ranks.size());
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    std::size_t begin = 0, largest = 0;
+    for (const std::int64_t u : GptModel::unit_parameter_counts(shape)) {
+      std::size_t held = 0;
+      for (std::size_t e = begin; e < begin + static_cast<std::size_t>(u); ++e)
+        held += e >= layout.offsets[i] && e < layout.offsets[i] + layout.counts[i];
+      largest = std::max(largest, held);
+      begin += static_cast<std::size_t>(u);
+    }
+    const TransformerMemory m =
+        transformer_memory(with_micro_batch(shape, plan.ranks[i].micro_batch), plan.sharding.stage,
+                           layout.counts[i], largest);
+    EXPECT_EQ(plan.memory[i].total(), m.total()) << "rank " << i;
+    EXPECT_EQ(plan.memory[i].parameters, m.parameters) << "rank " << i;
+    EXPECT_EQ(plan.memory[i].comm_buffers, m.comm_buffers) << "rank " << i;
+    EXPECT_EQ(plan.ranks[i].memory_bytes, m.total()) << "rank " << i;
+  }
+}
+
+TEST(TransformerPlan, EvenSplitWithoutLimitRunsWholeBatches) {
+  const TransformerPlan plan = plan_transformer(request({4, 4}, {0, 0}, "zero1"));
+  ASSERT_EQ(plan.ranks.size(), 2u);
+  EXPECT_EQ(plan.sharding.stage, ZeroStage::zero1);
+  EXPECT_FALSE(plan.sharding.memory_proportional);
+  EXPECT_FALSE(plan.sharding.automatic);
+  for (const core::RankPlan& r : plan.ranks) {
+    EXPECT_EQ(r.batch, 4);
+    EXPECT_EQ(r.micro_batch, 4);
+    EXPECT_EQ(r.accumulation, 1);
+    EXPECT_DOUBLE_EQ(r.shard_fraction, 0.5);
+    EXPECT_EQ(r.step_time_s, 0.0);
+  }
+  EXPECT_EQ(plan.rounds, 1);
+  EXPECT_TRUE(plan.fits) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "as configured")) << plan.why;
+  expect_exact_memory(plan, plan_shape());
+}
+
+TEST(TransformerPlan, MicroBatchIsTheLargestDivisorThatFits) {
+  const core::MemoryModel model =
+      transformer_memory_model(plan_shape(), ZeroStage::zero1, false, 2);
+  const std::vector<int> divisors = {12, 6, 4, 3, 2, 1};
+  for (const int d : divisors) {
+    // Just enough for micro-batch d on rank 1; rank 0 has no limit.
+    const auto cap = static_cast<std::int64_t>(std::floor(model_bytes(model, 0.5, d))) + 1;
+    int expected = 1;  // brute force: the largest divisor of 12 whose model fits
+    for (int m = 12; m >= 1; --m)
+      if (12 % m == 0 && model_bytes(model, 0.5, m) <= static_cast<double>(cap)) {
+        expected = m;
+        break;
+      }
+    ASSERT_EQ(expected, d) << "the capacities must separate the divisors";
+    const TransformerPlan plan = plan_transformer(request({12, 12}, {0, cap}, "zero1"));
+    SCOPED_TRACE(describe_plan(plan));
+    EXPECT_EQ(plan.ranks[0].micro_batch, 12);
+    EXPECT_EQ(plan.ranks[1].micro_batch, expected);
+    EXPECT_EQ(plan.ranks[1].accumulation, 12 / expected);
+    EXPECT_EQ(plan.rounds, 12 / expected);
+    EXPECT_TRUE(plan.fits);
+    EXPECT_LE(plan.ranks[1].memory_bytes, cap);
+    expect_exact_memory(plan, plan_shape());
+  }
+}
+
+TEST(TransformerPlan, MemoryProportionalShardsFillEveryRankEqually) {
+  const core::MemoryModel model = transformer_memory_model(plan_shape(), ZeroStage::zero3, true, 3);
+  const double fixed = model_bytes(model, 0.0, 2);
+  // Capacities 2C, 3C and 4C with 9C = 2 (state + 3 fixed): every rank at half its capacity;
+  // none is clamped when 2C / 2 > fixed, that is 2 state > 3 fixed.
+  ASSERT_GT(2 * model.state_bytes, 3 * fixed);
+  const double C = 2 * (model.state_bytes + 3 * fixed) / 9;
+  const std::vector<std::int64_t> cap = {std::llround(2 * C), std::llround(3 * C),
+                                         std::llround(4 * C)};
+  const TransformerPlan plan =
+      plan_transformer(request({2, 2, 2}, cap, "zero3:memory_proportional"));
+  SCOPED_TRACE(describe_plan(plan));
+  ASSERT_TRUE(plan.fits);
+  double sum = 0.0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const core::RankPlan& r = plan.ranks[i];
+    EXPECT_EQ(r.micro_batch, 2);
+    // s_i = (0.5 cap_i - fixed) / state, by hand.
+    EXPECT_NEAR(r.shard_fraction, (0.5 * static_cast<double>(cap[i]) - fixed) / model.state_bytes,
+                1e-9);
+    EXPECT_NEAR(model_bytes(model, r.shard_fraction, 2) / static_cast<double>(cap[i]), 0.5, 1e-9);
+    EXPECT_LE(r.memory_bytes, cap[i]);
+    sum += r.shard_fraction;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-12);
+  EXPECT_LT(plan.ranks[0].shard_fraction, plan.ranks[1].shard_fraction);
+  EXPECT_LT(plan.ranks[1].shard_fraction, plan.ranks[2].shard_fraction);
+  expect_exact_memory(plan, plan_shape());
+}
+
+TEST(TransformerPlan, AutoSplitGivesTheTwiceAsFastRankTwiceTheSamples) {
+  TransformerPlanRequest r = request({}, {0, 0}, "replicated");
+  r.global_batch = 12;
+  r.auto_split = true;
+  r.profiles = {linear_profile(0.05), linear_profile(0.1)};
+  const TransformerPlan plan = plan_transformer(r);
+  SCOPED_TRACE(describe_plan(plan));
+  ASSERT_TRUE(plan.fits);
+  // T = max(0.05 b0, 0.1 b1) with b0 + b1 = 12 is least at (8, 4): 0.4 s each.
+  EXPECT_EQ(plan.ranks[0].batch, 8);
+  EXPECT_EQ(plan.ranks[1].batch, 4);
+  const double t0 = 0.05 * plan.ranks[0].micro_batch, t1 = 0.1 * plan.ranks[1].micro_batch;
+  EXPECT_NEAR(plan.ranks[0].step_time_s, plan.ranks[0].accumulation * t0, 1e-12);
+  EXPECT_NEAR(plan.ranks[1].step_time_s, plan.ranks[1].accumulation * t1, 1e-12);
+  EXPECT_LE(std::abs(plan.ranks[0].step_time_s - plan.ranks[1].step_time_s), std::max(t0, t1));
+  for (const core::RankPlan& rank : plan.ranks)
+    EXPECT_EQ(rank.batch, rank.micro_batch * rank.accumulation);
+  expect_exact_memory(plan, plan_shape());
+}
+
+TEST(TransformerPlan, AutoSplitFastRankWithLittleMemoryAccumulatesAndHoldsNoState) {
+  const core::MemoryModel model = transformer_memory_model(plan_shape(), ZeroStage::zero3, true, 2);
+  // Rank 0: twice as fast, room for micro-batch 2 and no state; rank 1: no limit.
+  const auto cap0 = static_cast<std::int64_t>(std::floor(model_bytes(model, 0.0, 2))) + 1;
+  ASSERT_GT(model_bytes(model, 0.0, 3), static_cast<double>(cap0));
+  TransformerPlanRequest r = request({}, {cap0, 0}, "zero3:memory_proportional");
+  r.global_batch = 12;
+  r.auto_split = true;
+  r.profiles = {linear_profile(0.05), linear_profile(0.1)};
+  const TransformerPlan plan = plan_transformer(r);
+  SCOPED_TRACE(describe_plan(plan));
+  ASSERT_TRUE(plan.fits);
+  EXPECT_EQ(plan.ranks[0].batch, 8);
+  EXPECT_LE(plan.ranks[0].micro_batch, 2);
+  EXPECT_GE(plan.ranks[0].accumulation, 4);
+  EXPECT_EQ(plan.ranks[0].shard_fraction, 0.0);
+  EXPECT_NEAR(plan.ranks[1].shard_fraction, 1.0, 1e-12);
+  EXPECT_LE(plan.memory[0].total(), cap0);
+  EXPECT_EQ(plan.rounds, std::max(plan.ranks[0].accumulation, plan.ranks[1].accumulation));
+  expect_exact_memory(plan, plan_shape());
+}
+
+TEST(TransformerPlan, AutoShardingWithAmpleMemoryIsReplicated) {
+  const TransformerPlan plan = plan_transformer(request({2, 2}, {0, 0}, "auto"));
+  EXPECT_EQ(plan.sharding.stage, ZeroStage::replicated);
+  EXPECT_FALSE(plan.sharding.automatic);
+  EXPECT_TRUE(plan.fits);
+  EXPECT_EQ(plan.why.rfind("auto: replicated fits", 0), 0u) << plan.why;
+  EXPECT_EQ(describe_plan(plan).rfind("replicated; r0 b=2 m=2 g=1 s=0.500 ", 0), 0u)
+      << describe_plan(plan);
+}
+
+/// The largest of the two ranks' exact memory with even shards at micro-batch 1.
+std::int64_t even_need(ZeroStage stage) {
+  TransformerPlan plan =
+      plan_transformer(request({1, 1}, {0, 0}, std::string(stage_name(stage)).c_str()));
+  return std::max(plan.memory[0].total(), plan.memory[1].total());
+}
+
+TEST(TransformerPlan, AutoShardingPicksZero2BetweenZero2AndZero1sNeed) {
+  const std::int64_t zero1 = even_need(ZeroStage::zero1), zero2 = even_need(ZeroStage::zero2);
+  ASSERT_LT(zero2 + 1000, zero1);
+  const std::int64_t cap = (zero1 + zero2) / 2;
+  const TransformerPlan plan = plan_transformer(request({1, 1}, {cap, cap}, "auto"));
+  EXPECT_EQ(plan.sharding.stage, ZeroStage::zero2) << plan.why;
+  EXPECT_TRUE(plan.sharding.memory_proportional);
+  EXPECT_FALSE(plan.sharding.automatic);
+  EXPECT_TRUE(plan.fits) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "replicated does not fit (rank ")) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "zero1 does not fit (rank ")) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "short by")) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "zero2 fits")) << plan.why;
+  EXPECT_FALSE(contains(plan.why, "zero3")) << plan.why;
+  EXPECT_EQ(describe_plan(plan).rfind("zero2:memory_proportional; r0 b=1 m=1 g=1 s=0.500", 0), 0u)
+      << describe_plan(plan);
+}
+
+TEST(TransformerPlan, AutoShardingWhenNothingFitsReportsZero3sShortfall) {
+  const TransformerPlan plan = plan_transformer(request({2, 2}, {100000, 100000}, "auto"));
+  EXPECT_FALSE(plan.fits);
+  EXPECT_EQ(plan.sharding.stage, ZeroStage::zero3);
+  EXPECT_EQ(plan.ranks[0].micro_batch, 1);  // shrunk as far as it goes
+  for (const char* stage : {"replicated", "zero1", "zero2", "zero3"})
+    EXPECT_TRUE(contains(plan.why, std::string(stage) + " does not fit (rank ")) << plan.why;
+  const std::int64_t need = std::max(plan.memory[0].total(), plan.memory[1].total());
+  const int worst = plan.memory[0].total() >= plan.memory[1].total() ? 0 : 1;
+  EXPECT_TRUE(
+      contains(plan.why, "rank " + std::to_string(worst) + " needs " + core::format_bytes(need)))
+      << plan.why;
+  EXPECT_TRUE(contains(plan.why, "short by " + core::format_bytes(need - 100000))) << plan.why;
+  EXPECT_TRUE(plan.why.ends_with("no stage fits")) << plan.why;
+}
+
+TEST(TransformerPlan, OomNamesTheRankWithTheLargestShortfall) {
+  const TransformerPlan roomy = plan_transformer(request({1, 1}, {0, 0}, "zero1"));
+  const std::int64_t need0 = roomy.memory[0].total(), need1 = roomy.memory[1].total();
+  const TransformerPlan plan =
+      plan_transformer(request({1, 1}, {need0 - 100, need1 - 5000}, "zero1"));
+  EXPECT_FALSE(plan.fits);
+  EXPECT_EQ(plan.ranks[1].memory_bytes, need1);
+  const std::string head =
+      "rank 1 needs " + core::format_bytes(need1) + " (" + plan.memory[1].describe();
+  const std::string tail = "more than its " + core::format_bytes(need1 - 5000) + ": short by " +
+                           core::format_bytes(5000);
+  EXPECT_EQ(plan.why.rfind(head, 0), 0u) << plan.why;
+  EXPECT_TRUE(plan.why.ends_with(tail)) << plan.why;
+  // One byte short on rank 0 only: it is named.
+  const TransformerPlan one = plan_transformer(request({1, 1}, {need0 - 1, 0}, "zero1"));
+  EXPECT_FALSE(one.fits);
+  EXPECT_TRUE(one.why.starts_with("rank 0 needs ")) << one.why;
+  EXPECT_TRUE(one.why.ends_with("short by " + core::format_bytes(1))) << one.why;
+  EXPECT_TRUE(plan_transformer(request({1, 1}, {need0, need1}, "zero1")).fits);
+}
+
+/// Largest-remainder shares of `total` by weight (ties to the lower rank), by hand.
+std::vector<int> largest_remainder(int total, const std::vector<double>& weight) {
+  const double sum = std::accumulate(weight.begin(), weight.end(), 0.0);
+  std::vector<int> share;
+  std::vector<double> rest;
+  for (const double w : weight) {
+    const double quota = total * w / sum;
+    share.push_back(static_cast<int>(std::floor(quota)));
+    rest.push_back(quota - std::floor(quota));
+  }
+  for (int left = total - std::accumulate(share.begin(), share.end(), 0); left > 0; --left) {
+    const auto best = std::max_element(rest.begin(), rest.end()) - rest.begin();
+    ++share[static_cast<std::size_t>(best)];
+    rest[static_cast<std::size_t>(best)] = -1.0;
+  }
+  return share;
+}
+
+TEST(TransformerPlan, ProportionalSplitFollowsSamplesPerSecondAtTheLargestMicroBatch) {
+  TransformerPlanRequest r = request({}, {0, 0, 0}, "zero2");
+  r.global_batch = 15;
+  // 4 samples in 0.2, 0.5 and 1.0 s: 20, 8 and 4 samples/s (the smaller sizes do not count).
+  r.profiles = {{{1, 2, 4}, {0.05, 0.1, 0.2}, 0},
+                {{1, 2, 4}, {0.1, 0.25, 0.5}, 0},
+                {{1, 2, 4}, {0.3, 0.6, 1.0}, 0}};
+  const TransformerPlan plan = plan_transformer(r);
+  SCOPED_TRACE(describe_plan(plan));
+  const std::vector<int> expected = largest_remainder(15, {20.0, 8.0, 4.0});
+  ASSERT_EQ(expected, (std::vector<int>{9, 4, 2}));
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(plan.ranks[i].batch, expected[i]);
+    EXPECT_EQ(plan.ranks[i].micro_batch, expected[i]);  // no limit: the whole batch
+  }
+  // One micro-batch each: 9 samples extrapolated from 2..4 (0.05 s/sample): 0.45 s; 4: 0.5 s;
+  // 2: 0.6 s.
+  EXPECT_NEAR(plan.ranks[0].step_time_s, 0.45, 1e-12);
+  EXPECT_NEAR(plan.ranks[1].step_time_s, 0.5, 1e-12);
+  EXPECT_NEAR(plan.ranks[2].step_time_s, 0.6, 1e-12);
+  EXPECT_TRUE(contains(plan.why, "samples/s (r0 20, r1 8, r2 4)")) << plan.why;
+  EXPECT_TRUE(plan.fits);
+}
+
+TEST(TransformerPlan, RejectsWrongLengthsAndMissingProfiles) {
+  EXPECT_THROW(plan_transformer(request({2, 2}, {}, "zero1")), std::invalid_argument);
+  EXPECT_THROW(plan_transformer(request({2, 2, 2}, {0, 0}, "zero1")), std::invalid_argument);
+  TransformerPlanRequest proportional = request({}, {0, 0}, "zero1");
+  proportional.global_batch = 4;
+  proportional.profiles = {linear_profile(0.1)};
+  EXPECT_THROW(plan_transformer(proportional), std::invalid_argument);
+  TransformerPlanRequest automatic = proportional;
+  automatic.auto_split = true;
+  automatic.profiles.clear();
+  EXPECT_THROW(plan_transformer(automatic), std::invalid_argument);
+}
+
+TEST(DescribePlan, OneLinePerRankThenWhy) {
+  TransformerPlan plan;
+  plan.sharding = {ZeroStage::zero2, true, false};
+  plan.ranks = {{16, 8, 2, 0.5, 0.0, 1536}, {4, 4, 1, 0.25, 0.0, 512}};
+  plan.why = "because";
+  EXPECT_EQ(describe_plan(plan), "zero2:memory_proportional; r0 b=16 m=8 g=2 s=0.500 " +
+                                     core::format_bytes(1536) + "; r1 b=4 m=4 g=1 s=0.250 " +
+                                     core::format_bytes(512) + "; because");
+}
+
+}  // namespace
+}  // namespace scaletune::kernels
