@@ -133,8 +133,8 @@ struct TransformerOptions {
   int seq_len = 1024;           ///< tokens per sample (the context length), [1, 2^20]
   int vocab = 50257;            ///< vocabulary size (GPT-2's BPE), [2, 2^26]
   int ffn_mult = 4;             ///< MLP hidden width = ffn_mult x hidden, [1, 64]
-  double dropout = 0.1;         ///< dropout probability of the residual, attention and embedding
-                                ///< dropouts, [0, 1)
+  double dropout = 0.1;         ///< dropout probability of both residual branches of every
+                                ///< block (after the attention projection and the MLP), [0, 1)
   double learning_rate = 6e-4;  ///< Adam's step size, (0, 1000]
 };
 

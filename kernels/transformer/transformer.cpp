@@ -44,7 +44,7 @@ int largest_profiled(const GptShape& shape, int global_batch,
 }
 
 // Throws core::MemoryBudgetExceeded on every rank when a rank could not allocate its profiler
-// (collective).
+// within its budget (collective).
 void agree_profiler_allocated(bool allocated, const GptShape& shape, const core::RankContext& ctx) {
   std::vector<std::int32_t> all(static_cast<std::size_t>(ctx.comm->size()));
   const std::int32_t mine = allocated ? 1 : 0;
@@ -65,8 +65,10 @@ std::vector<core::RankProfile> gathered_profiles(const GptShape& shape,
   GptShape largest = shape;
   largest.max_micro_batch = sizes.back();
   std::unique_ptr<MicroBatchProfiler> profiler;
+  const std::int64_t budget = ctx.memory_budget_bytes;
   try {
-    profiler = std::make_unique<MicroBatchProfiler>(largest, ctx.seed);
+    if (budget <= 0 || MicroBatchProfiler::bytes(largest) <= budget)
+      profiler = std::make_unique<MicroBatchProfiler>(largest, ctx.seed);
   } catch (const std::bad_alloc&) {
   }
   agree_profiler_allocated(profiler != nullptr, largest, ctx);

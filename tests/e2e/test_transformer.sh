@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The transformer workload as a user runs it: a shrunken jobs/transformer-cpu.toml on 3 ranks
+# placed by jobs/hetero-3.rankfile (two ranks share a core), every batch split with several state
+# shardings; the file records the split that ran, the stage used, the plan and the phases; a
+# memory list too small for one rank records oom naming that rank, and the sweep goes on.
+source "$(dirname "$0")/lib.sh"
+
+sed -e 's|^output = .*|output = "t.h5"|' -e 's|^iterations = .*|iterations = 2|' \
+  -e 's|^warmup = .*|warmup = 1|' -e 's|^layers = .*|layers = 2|' -e 's|^hidden = .*|hidden = 32|' \
+  -e 's|^seq_len = .*|seq_len = 16|' -e 's|^vocab = .*|vocab = 256|' \
+  -e 's|^global_batch = .*|global_batch = [12]|' \
+  -e 's|^state_sharding = .*|state_sharding = ["replicated", "zero1", "zero3:memory_proportional", "auto"]|' \
+  -e 's|^memory_gib = .*|memory_gib = [1.0, 1.0, 0.5]|' \
+  "$SOURCE_DIR/jobs/transformer-cpu.toml" >t.toml
+run_status $MPIEXEC -n 3 --rankfile "$SOURCE_DIR/jobs/hetero-3.rankfile" "$SCALETUNE" run t.toml
+[ "$status" = 0 ] || fail "run exited $status: $out"
+expect_match "$out" "transformer-r3-b12-auto-fp32-auto plan: (replicated|zero1|zero2|zero3)" "plan line"
+check_layout t.h5
+
+"$PYTHON" - <<'PY' || fail "stored transformer configurations"
+import h5py
+f = h5py.File("t.h5", "r")
+configs = f["configs"]
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+shardings = ["replicated", "zero1", "zero3:memory_proportional", "auto"]
+expected = {f"transformer-r3-b12-{s}-fp32-{z.replace(':', '-')}"
+            for s in ("even", "proportional", "auto") for z in shardings}
+assert set(configs) == expected, sorted(set(configs) ^ expected)
+phases = ["fwd", "bwd", "allgather", "reducescatter", "allreduce", "optimizer"]
+for name, g in configs.items():
+    assert text(g.attrs["status"]) == "ok", (name, text(g.attrs["error"]))
+    assert list(g["phase_names"].asstr()[()]) == phases, name
+    batch = list(g.attrs["per_rank_batch"])
+    assert len(batch) == 3 and sum(batch) == 12 and min(batch) >= 1, (name, batch)
+    if "-even-" in name:
+        assert batch == [4, 4, 4], (name, batch)
+    swept = text(g.attrs["state_sharding"])
+    assert name.endswith(swept.replace(":", "-")), (name, swept)
+    used = text(g.attrs["zero_stage"])
+    assert used == swept or swept == "auto", (name, used)
+    plan = text(g.attrs["plan"])
+    assert plan.startswith(used + "; r0 b="), plan
+    assert plan.count("; r") == 3, plan
+    assert int(g.attrs["params"]) == (256 + 16) * 32 + 2 * (12 * 32 * 32 + 13 * 32) + 2 * 32
+    assert (g["rank_memory_peak"][()] > 0).all(), name
+    times = g["rank_phase_time"][()]
+    assert times.shape == (3, 2, 6), times.shape
+    assert (times[:, :, 0] > 0).all() and (times[:, :, 1] > 0).all(), name  # fwd, bwd
+    exchanged = (times[:, :, 2] > 0).all(), (times[:, :, 3] > 0).all()  # allgather, reducescatter
+    assert exchanged == ((False, False) if used == "replicated" else (True, True)), (name, used)
+PY
+
+# Rank 1 gets far too little memory: every configuration is oom naming rank 1 and its
+# shortfall, and the sweep still visits all of them.
+sed -e 's|^output = .*|output = "small.h5"|' -e 's|^memory_gib = .*|memory_gib = [1.0, 0.00001, 1.0]|' \
+  -e 's|^batch_split = .*|batch_split = ["even"]|' t.toml >small.toml
+run_status $MPIEXEC -n 3 "$SCALETUNE" run small.toml
+[ "$status" = 1 ] || fail "run with a tiny memory list exited $status, expected 1: $out"
+check_layout small.h5
+"$PYTHON" - <<'PY' || fail "oom configurations"
+import h5py
+f = h5py.File("small.h5", "r")
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+assert len(f["configs"]) == 4, list(f["configs"])
+for name, g in f["configs"].items():
+    assert text(g.attrs["status"]) == "oom", (name, text(g.attrs["status"]))
+    error = text(g.attrs["error"])
+    assert "rank 1 needs" in error and "short by" in error, error
+PY
