@@ -81,25 +81,34 @@ double busy_s(const RankTable& table, int micro_batch, int accumulation) {
   return accumulation * table.time_s[micro_batch];
 }
 
-/// Every busy time g * t_i(m) with g * m <= B and m fitting, sorted and unique, s.
-std::vector<double> candidate_times(const std::vector<RankTable>& tables, int global_batch) {
+/// Whether `g` micro-batches are allowed: any count when `accumulation` is 0, else exactly it.
+bool allowed_accumulation(int g, int accumulation) {
+  return accumulation == 0 || g == accumulation;
+}
+
+/// Every busy time g * t_i(m) with g * m <= B, g allowed and m fitting, sorted and unique, s.
+std::vector<double> candidate_times(const std::vector<RankTable>& tables, int global_batch,
+                                    int accumulation) {
   std::vector<double> times;
   for (const auto& table : tables)
     for (int m = 1; m <= global_batch; ++m)
       if (table.max_fraction[m] >= 0)
-        for (int g = 1; g * m <= global_batch; ++g) times.push_back(busy_s(table, m, g));
+        for (int g = 1; g * m <= global_batch; ++g)
+          if (allowed_accumulation(g, accumulation)) times.push_back(busy_s(table, m, g));
   std::sort(times.begin(), times.end());
   times.erase(std::unique(times.begin(), times.end()), times.end());
   return times;
 }
 
-/// For each batch b in 0..B: the fitting micro-batch dividing b that finishes within
-/// `limit_s` with the most memory room; 0 when none.
-std::vector<int> micro_for_batch(const RankTable& table, int global_batch, double limit_s) {
+/// For each batch b in 0..B: the fitting micro-batch dividing b (with an allowed accumulation)
+/// that finishes within `limit_s` with the most memory room; 0 when none.
+std::vector<int> micro_for_batch(const RankTable& table, int global_batch, double limit_s,
+                                 int accumulation) {
   std::vector<int> best(global_batch + 1, 0);
   for (int m = 1; m <= global_batch; ++m) {
     if (table.max_fraction[m] < 0) continue;
     for (int g = 1; g * m <= global_batch && busy_s(table, m, g) <= limit_s; ++g) {
+      if (!allowed_accumulation(g, accumulation)) continue;
       const int b = g * m;
       if (best[b] == 0 || table.max_fraction[m] > table.max_fraction[best[b]]) best[b] = m;
     }
@@ -111,14 +120,15 @@ std::vector<int> micro_for_batch(const RankTable& table, int global_batch, doubl
 /// fractions sum to >= 1; nullopt when none exists. Dynamic program over ranks and samples
 /// maximising the sum of the largest shard fractions.
 std::optional<std::vector<std::pair<int, int>>> assign(const std::vector<RankTable>& tables,
-                                                       int global_batch, double limit_s) {
+                                                       int global_batch, double limit_s,
+                                                       int accumulation) {
   const std::size_t n = tables.size();
   std::vector<std::vector<int>> micro(n);
   std::vector<std::vector<int>> taken(n, std::vector<int>(global_batch + 1, 0));
   std::vector<double> room(global_batch + 1, -std::numeric_limits<double>::infinity());
   room[0] = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
-    micro[i] = micro_for_batch(tables[i], global_batch, limit_s);
+    micro[i] = micro_for_batch(tables[i], global_batch, limit_s, accumulation);
     std::vector<double> next(global_batch + 1, -std::numeric_limits<double>::infinity());
     for (int s = 0; s < global_batch; ++s) {
       if (std::isinf(room[s])) continue;
@@ -144,8 +154,9 @@ std::optional<std::vector<std::pair<int, int>>> assign(const std::vector<RankTab
 }
 
 /// Gives each rank, in turn, the micro-batch dividing its batch with the least busy time (ties
-/// to the larger) that keeps the step within `limit_s` and the state fitting.
-void polish(const std::vector<RankTable>& tables, double limit_s,
+/// to the larger) that keeps the step within `limit_s`, the accumulation allowed and the state
+/// fitting.
+void polish(const std::vector<RankTable>& tables, double limit_s, int accumulation,
             std::vector<std::pair<int, int>>& choice) {
   for (std::size_t i = 0; i < tables.size(); ++i) {
     double others = 0.0;
@@ -154,7 +165,9 @@ void polish(const std::vector<RankTable>& tables, double limit_s,
     const int batch = choice[i].first;
     int best = choice[i].second;
     for (int m = 1; m <= batch; ++m) {
-      if (batch % m != 0 || tables[i].max_fraction[m] < 0) continue;
+      if (batch % m != 0 || tables[i].max_fraction[m] < 0 ||
+          !allowed_accumulation(batch / m, accumulation))
+        continue;
       const double busy = busy_s(tables[i], m, batch / m);
       const double best_busy = busy_s(tables[i], best, batch / best);
       const bool allowed = busy <= limit_s && others + tables[i].max_fraction[m] >= 1.0;
@@ -240,6 +253,53 @@ HeteroPlan overflow_plan(const std::vector<RankProfile>& profiles,
              std::to_string(plan.ranks[worst].shard_fraction) + ", needing " +
              format_bytes(plan.ranks[worst].memory_bytes) + " of " +
              format_bytes(profiles[worst].capacity_bytes) + ".";
+  return plan;
+}
+
+std::vector<RankTable> checked_tables(const std::vector<RankProfile>& profiles,
+                                      const MemoryModel& model, int global_batch) {
+  require(!profiles.empty(), "no ranks to plan");
+  require(global_batch >= static_cast<int>(profiles.size()),
+          "global batch " + std::to_string(global_batch) + " must be >= the number of ranks " +
+              std::to_string(profiles.size()));
+  validate_model(model);
+  std::vector<RankTable> tables;
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    validate_profile(profiles[i], "profile of rank " + std::to_string(i) + ": ");
+    require(profiles[i].capacity_bytes > 0,
+            "profile of rank " + std::to_string(i) + ": capacity_bytes must be > 0");
+    tables.push_back(make_table(profiles[i], model, global_batch, i));
+  }
+  return tables;
+}
+
+/// The fastest per-rank (batch, micro-batch) choice with `accumulation` (0: free) and its step
+/// time limit, or nullopt when nothing fits: the smallest feasible candidate time (feasibility
+/// only grows with the limit), found by binary search.
+std::optional<std::pair<std::vector<std::pair<int, int>>, double>> solve(
+    const std::vector<RankTable>& tables, int global_batch, int accumulation) {
+  const std::vector<double> times = candidate_times(tables, global_batch, accumulation);
+  if (times.empty() || !assign(tables, global_batch, times.back(), accumulation))
+    return std::nullopt;
+  std::size_t lo = 0;
+  std::size_t hi = times.size() - 1;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (assign(tables, global_batch, times[mid], accumulation))
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  std::vector<std::pair<int, int>> choice = *assign(tables, global_batch, times[lo], accumulation);
+  polish(tables, times[lo], accumulation, choice);
+  return std::make_pair(std::move(choice), times[lo]);
+}
+
+HeteroPlan finished_plan(const std::vector<RankProfile>& profiles,
+                         const std::vector<RankTable>& tables, const MemoryModel& model,
+                         const std::vector<std::pair<int, int>>& choice) {
+  HeteroPlan plan = build_plan(profiles, tables, model, choice);
+  plan.why = explain_fit(plan, profiles);
   return plan;
 }
 
@@ -335,35 +395,30 @@ std::vector<int> proportional_split(int global_batch, const std::vector<double>&
 
 HeteroPlan plan_heterogeneous(const std::vector<RankProfile>& profiles, const MemoryModel& model,
                               int global_batch) {
-  require(!profiles.empty(), "no ranks to plan");
-  require(global_batch >= static_cast<int>(profiles.size()),
-          "global batch " + std::to_string(global_batch) + " must be >= the number of ranks " +
-              std::to_string(profiles.size()));
-  validate_model(model);
-  std::vector<RankTable> tables;
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    validate_profile(profiles[i], "profile of rank " + std::to_string(i) + ": ");
-    require(profiles[i].capacity_bytes > 0,
-            "profile of rank " + std::to_string(i) + ": capacity_bytes must be > 0");
-    tables.push_back(make_table(profiles[i], model, global_batch, i));
+  const std::vector<RankTable> tables = checked_tables(profiles, model, global_batch);
+  const auto best = solve(tables, global_batch, 0);
+  if (!best) return overflow_plan(profiles, tables, model, global_batch);
+  return finished_plan(profiles, tables, model, best->first);
+}
+
+HeteroPlan plan_heterogeneous_lockstep(const std::vector<RankProfile>& profiles,
+                                       const MemoryModel& model, int global_batch) {
+  const std::vector<RankTable> tables = checked_tables(profiles, model, global_batch);
+  const int ranks = static_cast<int>(profiles.size());
+  std::optional<std::pair<std::vector<std::pair<int, int>>, double>> best;
+  for (int g = 1; g * ranks <= global_batch; ++g) {
+    if (global_batch % g != 0) continue;
+    auto found = solve(tables, global_batch, g);
+    if (found && (!best || found->second < best->second)) best = std::move(found);
   }
-  const std::vector<double> times = candidate_times(tables, global_batch);
-  if (times.empty() || !assign(tables, global_batch, times.back()))
-    return overflow_plan(profiles, tables, model, global_batch);
-  // Smallest feasible candidate: feasibility only grows with the time limit.
-  std::size_t lo = 0;
-  std::size_t hi = times.size() - 1;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (assign(tables, global_batch, times[mid]))
-      hi = mid;
-    else
-      lo = mid + 1;
+  if (!best) {
+    HeteroPlan plan = plan_heterogeneous(profiles, model, global_batch);
+    plan.why = "No plan with the same number of micro-batches on every rank fits. " + plan.why;
+    return plan;
   }
-  std::vector<std::pair<int, int>> choice = *assign(tables, global_batch, times[lo]);
-  polish(tables, times[lo], choice);
-  HeteroPlan plan = build_plan(profiles, tables, model, choice);
-  plan.why = explain_fit(plan, profiles);
+  HeteroPlan plan = finished_plan(profiles, tables, model, best->first);
+  plan.why = "Every rank runs " + std::to_string(plan.ranks.front().accumulation) +
+             " micro-batches (lockstep gradient exchange). " + plan.why;
   return plan;
 }
 

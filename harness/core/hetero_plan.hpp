@@ -90,4 +90,17 @@ std::vector<int> proportional_split(int global_batch, const std::vector<double>&
 HeteroPlan plan_heterogeneous(const std::vector<RankProfile>& profiles, const MemoryModel& model,
                               int global_batch);
 
+/// As plan_heterogeneous, with every rank running the same number G of micro-batches
+/// (b_i = G m_i), as exchanges in lockstep rounds need (ZeRO-2 and ZeRO-3 reduce-scatter after
+/// every micro-batch, so a rank with fewer micro-batches would idle through the others' extra
+/// rounds, and the step would take the sum over rounds of the slowest rank's micro-batch): the
+/// plan of least step time G max_i t_i(m_i) over the divisors G of global_batch with
+/// global_batch / G >= ranks (ties to the smaller G), each solved exactly as plan_heterogeneous
+/// does with the accumulation fixed; `why` starts with "Every rank runs G micro-batches". When no
+/// G fits, plan_heterogeneous's plan (uneven accumulation still beats running out of memory),
+/// its `why` prefixed with "No plan with the same number of micro-batches on every rank fits.".
+/// Throws as plan_heterogeneous.
+HeteroPlan plan_heterogeneous_lockstep(const std::vector<RankProfile>& profiles,
+                                       const MemoryModel& model, int global_batch);
+
 }  // namespace scaletune::core

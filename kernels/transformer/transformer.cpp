@@ -35,7 +35,9 @@ int largest_profiled(const GptShape& shape, int global_batch,
                      const std::vector<std::int64_t>& cap) {
   const int ranks = static_cast<int>(cap.size());
   int largest = std::min(global_batch - ranks + 1, 2 * ((global_batch + ranks - 1) / ranks));
-  const std::int64_t smallest = *std::min_element(cap.begin(), cap.end());
+  std::int64_t smallest = 0;  // the smallest limit; 0: none
+  for (const std::int64_t c : cap)
+    if (c > 0 && (smallest == 0 || c < smallest)) smallest = c;
   GptShape probe = shape;
   for (probe.max_micro_batch = largest;
        smallest > 0 && probe.max_micro_batch > 1 && MicroBatchProfiler::bytes(probe) > smallest;)

@@ -136,11 +136,14 @@ TransformerPlan plan_fixed_split(const TransformerPlanRequest& request,
 }
 
 TransformerPlan plan_auto_split(const TransformerPlanRequest& request,
-                                const core::MemoryModel& model) {
+                                const core::MemoryModel& model, ZeroStage stage) {
   std::vector<core::RankProfile> profiles = request.profiles;
   const std::vector<std::int64_t> cap = capacities(request);
   for (std::size_t i = 0; i < profiles.size(); ++i) profiles[i].capacity_bytes = cap[i];
-  const core::HeteroPlan hetero = core::plan_heterogeneous(profiles, model, request.global_batch);
+  const bool lockstep = stage == ZeroStage::zero2 || stage == ZeroStage::zero3;
+  const core::HeteroPlan hetero =
+      lockstep ? core::plan_heterogeneous_lockstep(profiles, model, request.global_batch)
+               : core::plan_heterogeneous(profiles, model, request.global_batch);
   TransformerPlan plan;
   plan.ranks = hetero.ranks;
   plan.why = "batch, micro-batches and shards chosen by the planner for the least step time: " +
@@ -183,8 +186,8 @@ TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSha
   const int n = static_cast<int>(request.capacity_bytes.size());
   const core::MemoryModel model =
       transformer_memory_model(request.shape, sharding.stage, sharding.memory_proportional, n);
-  TransformerPlan plan =
-      request.auto_split ? plan_auto_split(request, model) : plan_fixed_split(request, model);
+  TransformerPlan plan = request.auto_split ? plan_auto_split(request, model, sharding.stage)
+                                            : plan_fixed_split(request, model);
   plan.sharding = sharding;
   for (const core::RankPlan& r : plan.ranks) plan.rounds = std::max(plan.rounds, r.accumulation);
   account_memory(request, plan);

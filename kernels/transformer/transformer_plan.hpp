@@ -43,7 +43,9 @@ struct TransformerPlan {
 };
 
 /// The plan of `request`. Batches: the given per_rank_batch; "proportional": proportional_split
-/// by each rank's samples/s at its largest profiled micro-batch; "auto": plan_heterogeneous.
+/// by each rank's samples/s at its largest profiled micro-batch; "auto": plan_heterogeneous, or
+/// for zero2 and zero3, whose gradient exchange runs in lockstep rounds,
+/// plan_heterogeneous_lockstep (the same number of micro-batches on every rank).
 /// Micro-batches (non-auto splits): the largest divisor of b_i that fits, shrunk one rank at a
 /// time (the rank whose activations take the largest share of its capacity) until every rank
 /// fits or all are at their smallest. Shards: even, or memory_proportional_fractions of the

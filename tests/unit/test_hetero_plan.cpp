@@ -70,9 +70,10 @@ bool state_fits(const std::vector<core::RankProfile>& profiles, const core::Memo
   return remaining <= 0.0;
 }
 
-/// Every split of B into b_i >= 1 and every micro-batch m_i dividing b_i.
+/// Every split of B into b_i >= 1 and every micro-batch m_i dividing b_i (with b_i / m_i =
+/// accumulation unless it is 0).
 BruteForce brute_force(const std::vector<core::RankProfile>& profiles,
-                       const core::MemoryModel& model, int global_batch) {
+                       const core::MemoryModel& model, int global_batch, int accumulation = 0) {
   BruteForce best;
   const std::size_t n = profiles.size();
   std::vector<int> micro(n);
@@ -86,7 +87,7 @@ BruteForce brute_force(const std::vector<core::RankProfile>& profiles,
     }
     for (int b = 1; b <= left; ++b)
       for (int m = 1; m <= b; ++m) {
-        if (b % m != 0) continue;
+        if (b % m != 0 || (accumulation > 0 && b / m != accumulation)) continue;
         micro[i] = m;
         visit(i + 1, left - b, std::max(t, (b / m) * reference_time_s(profiles[i], m)));
       }
@@ -233,6 +234,52 @@ TEST(HeteroPlan, MatchesBruteForceOnRandomProfiles) {
   EXPECT_GT(fitting, 60);
   EXPECT_LT(fitting, 280);
   EXPECT_GT(memory_bound, 20);
+}
+
+TEST(HeteroPlan, LockstepMatchesBruteForceOverCommonAccumulations) {
+  std::mt19937 rng(20261201);
+  std::uniform_int_distribution<int> ranks(2, 3);
+  std::uniform_int_distribution<int> batch(3, 12);
+  std::uniform_real_distribution<double> state_gb(1.0, 30.0);
+  std::uniform_real_distribution<double> activation_gb(0.5, 3.0);
+  int fitting = 0;
+  int accumulating = 0;
+  int fallback = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<core::RankProfile> profiles;
+    for (int i = ranks(rng); i > 0; --i) profiles.push_back(random_profile(rng));
+    const core::MemoryModel model = model_gb(state_gb(rng), 0.5, activation_gb(rng));
+    const int global_batch = batch(rng);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    BruteForce best;
+    for (int g = 1; g * static_cast<int>(profiles.size()) <= global_batch; ++g) {
+      if (global_batch % g != 0) continue;
+      const BruteForce with_g = brute_force(profiles, model, global_batch, g);
+      if (with_g.fits && with_g.step_time_s < best.step_time_s) best = with_g;
+    }
+    const core::HeteroPlan plan = core::plan_heterogeneous_lockstep(profiles, model, global_batch);
+    expect_consistent(plan, profiles, model, global_batch);
+    if (!best.fits) {  // falls back to uneven accumulation when that fits
+      ASSERT_EQ(plan.fits, brute_force(profiles, model, global_batch).fits) << plan.why;
+      EXPECT_EQ(plan.why.rfind("No plan with the same number of micro-batches", 0), 0u);
+      fallback += plan.fits ? 1 : 0;
+      continue;
+    }
+    ASSERT_TRUE(plan.fits) << plan.why;
+    ++fitting;
+    EXPECT_NEAR(plan.step_time_s, best.step_time_s, 1e-9);
+    for (const core::RankPlan& r : plan.ranks)
+      EXPECT_EQ(r.accumulation, plan.ranks.front().accumulation);
+    accumulating += plan.ranks.front().accumulation > 1 ? 1 : 0;
+    EXPECT_EQ(plan.why.rfind("Every rank runs " + std::to_string(plan.ranks.front().accumulation) +
+                                 " micro-batches",
+                             0),
+              0u)
+        << plan.why;
+  }
+  EXPECT_GT(fitting, 40);
+  EXPECT_GT(accumulating, 10);  // memory forces several rounds in some cases
+  EXPECT_GT(fallback, 0);       // and a common count fails where uneven ones fit
 }
 
 TEST(HeteroPlan, FastRankWithLittleMemoryAccumulatesWhileSlowRankHoldsState) {
