@@ -20,7 +20,7 @@
 #include "harness/job/job_format.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
-#include "tests/support/text_lines.hpp"
+#include "tests/support/job_text.hpp"
 
 namespace {
 
@@ -30,7 +30,11 @@ using scaletune::job::JobError;
 using scaletune::job::JobSpec;
 using scaletune::job::parse_job_file;
 using scaletune::job::parse_job_text;
+using scaletune::testing_support::contains;
+using scaletune::testing_support::job_error_of;
+using scaletune::testing_support::line_of;
 using scaletune::testing_support::lines_of;
+using scaletune::testing_support::replaced_line;
 
 constexpr const char* kFile = "dlrm.toml";
 
@@ -68,42 +72,14 @@ global_batch = [8]
 sharding = ["table_wise", "split2", "table_wise:size_greedy", "alldp"]
 )";
 
-/// `text` with its first line equal to `old_line` replaced by `new_line` (removed when empty).
+/// `text` (default kJob) with its line `old_line` replaced by `new_line` (removed when empty).
 std::string replaced(const std::string& old_line, const std::string& new_line,
                      const std::string& text = kJob) {
-  std::vector<std::string> lines = lines_of(text);
-  const auto at = std::ranges::find(lines, old_line);
-  EXPECT_NE(at, lines.end()) << "no line " << old_line;
-  std::string result;
-  for (auto line = lines.begin(); line != lines.end(); ++line) {
-    if (line != at) {
-      result += *line + "\n";
-    } else if (!new_line.empty()) {
-      result += new_line + "\n";
-    }
-  }
-  return result;
-}
-
-/// 1-based line of the first occurrence of `needle` in `text`, counted naively.
-int line_of(const std::string& text, const std::string& needle) {
-  const std::size_t at = text.find(needle);
-  EXPECT_NE(at, std::string::npos) << needle;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return replaced_line(text, old_line, new_line);
 }
 
 JobError error_of(const std::string& text, const std::string& path = kFile) {
-  try {
-    parse_job_text(text, path);
-  } catch (const JobError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no JobError for:\n" << text;
-  return JobError("", -1, -1, "", "");
+  return job_error_of(text, path);
 }
 
 /// Checks that `text` fails at the line of `needle` (0 when needle is empty) with `key` and a

@@ -17,7 +17,7 @@
 #include "harness/job/job.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
-#include "tests/support/text_lines.hpp"
+#include "tests/support/job_text.hpp"
 
 namespace {
 
@@ -72,6 +72,9 @@ iterations = 3
 backend = "nccl"
 )";
 
+using scaletune::testing_support::contains;
+using scaletune::testing_support::job_error_of;
+using scaletune::testing_support::line_of;
 using scaletune::testing_support::lines_of;
 
 /// `base` (kValidJob unless given) with the line of `key` in [table] replaced by `line` (put
@@ -96,13 +99,6 @@ std::string edited(const std::string& table, const std::string& key, const std::
   return text;
 }
 
-/// 1-based line of the first occurrence of `needle` in `text`, counted naively.
-int line_of(const std::string& text, const std::string& needle) {
-  const std::size_t at = text.find(needle);
-  EXPECT_NE(at, std::string::npos) << needle;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
-}
-
 /// 1-based column of the last occurrence of `needle` on its line.
 int column_of_last(const std::string& text, const std::string& needle) {
   const std::size_t at = text.rfind(needle);
@@ -116,17 +112,7 @@ std::string sweep_job(const std::string& sweep_lines) {
 }
 
 JobError error_of(const std::string& text, const std::string& path = kFile) {
-  try {
-    parse_job_text(text, path);
-  } catch (const JobError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no JobError for:\n" << text;
-  return JobError("", -1, -1, "", "");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return job_error_of(text, path);
 }
 
 // ---- the shared corpus of bad jobs ---------------------------------------------------------

@@ -15,7 +15,7 @@
 #include "harness/job/job_format.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
-#include "tests/support/text_lines.hpp"
+#include "tests/support/job_text.hpp"
 
 namespace {
 
@@ -25,7 +25,11 @@ using scaletune::job::JobError;
 using scaletune::job::JobSpec;
 using scaletune::job::parse_job_text;
 using scaletune::job::TransformerOptions;
+using scaletune::testing_support::contains;
+using scaletune::testing_support::job_error_of;
+using scaletune::testing_support::line_of;
 using scaletune::testing_support::lines_of;
+using scaletune::testing_support::replaced_line;
 
 constexpr const char* kFile = "transformer.toml";
 
@@ -58,42 +62,14 @@ ranks = [1]
 global_batch = [4]
 )";
 
-/// `text` with its first line equal to `old_line` replaced by `new_line` (removed when empty).
+/// `text` (default kJob) with its line `old_line` replaced by `new_line` (removed when empty).
 std::string replaced(const std::string& old_line, const std::string& new_line,
                      const std::string& text = kJob) {
-  std::vector<std::string> lines = lines_of(text);
-  const auto at = std::ranges::find(lines, old_line);
-  EXPECT_NE(at, lines.end()) << "no line " << old_line;
-  std::string result;
-  for (auto line = lines.begin(); line != lines.end(); ++line) {
-    if (line != at) {
-      result += *line + "\n";
-    } else if (!new_line.empty()) {
-      result += new_line + "\n";
-    }
-  }
-  return result;
-}
-
-/// 1-based line of the first occurrence of `needle` in `text`, counted naively.
-int line_of(const std::string& text, const std::string& needle) {
-  const std::size_t at = text.find(needle);
-  EXPECT_NE(at, std::string::npos) << needle;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(at), '\n'));
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return replaced_line(text, old_line, new_line);
 }
 
 JobError error_of(const std::string& text) {
-  try {
-    parse_job_text(text, kFile);
-  } catch (const JobError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no JobError for:\n" << text;
-  return JobError("", -1, -1, "", "");
+  return job_error_of(text, kFile);
 }
 
 /// Checks that `text` fails at the line of `needle` with `key` and a message containing `part`,
@@ -110,6 +86,13 @@ void expect_error(const std::string& text, const std::string& needle, const std:
             0u)
       << e.what();
   EXPECT_TRUE(contains(e.what(), "key '" + key + "'")) << e.what();
+}
+
+/// A resnet50 job on 1 rank with batch 4 and `sweep_line` added at the end of [sweep].
+std::string resnet_job(const std::string& sweep_line) {
+  return "[job]\nname = \"r\"\n[workload]\nkind = \"resnet50\"\n[sweep]\nranks = [1]\n"
+         "global_batch = [4]\n" +
+         sweep_line + "\n";
 }
 
 /// kJob with `line` added at the end of [sweep].
@@ -304,15 +287,7 @@ TEST(TransformerSweepErrors, StateShardingValuesAreKnownAndDistinct) {
 }
 
 TEST(TransformerSweepErrors, StateShardingIsForTransformerOnlyAndShardingForDlrmOnly) {
-  const std::string resnet = R"([job]
-name = "r"
-[workload]
-kind = "resnet50"
-[sweep]
-ranks = [1]
-global_batch = [4]
-state_sharding = ["zero1"]
-)";
+  const std::string resnet = resnet_job("state_sharding = [\"zero1\"]");
   expect_error(resnet, "state_sharding", "state_sharding",
                "state_sharding is not used by workload.kind = \"resnet50\": only kind "
                "transformer shards its training state; remove it");
@@ -367,15 +342,7 @@ TEST(TransformerSweepErrors, ProfiledSplitsNeedAGlobalBatchOfAtLeastTheRanks) {
 }
 
 TEST(TransformerSweepErrors, ProfiledSplitsAreRejectedForOtherKinds) {
-  const std::string resnet = R"([job]
-name = "r"
-[workload]
-kind = "resnet50"
-[sweep]
-ranks = [1]
-global_batch = [4]
-batch_split = ["even", "proportional"]
-)";
+  const std::string resnet = resnet_job("batch_split = [\"even\", \"proportional\"]");
   expect_error(resnet, "batch_split", "batch_split",
                "batch_split 'proportional' splits the batch by a profile of each rank taken at "
                "run time, which only workload.kind = \"transformer\" does; use \"even\" or an "
