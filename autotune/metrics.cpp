@@ -86,14 +86,17 @@ ConfigMetrics own_metrics(const results::ConfigResult& c, const std::string& fil
   return m;
 }
 
-/// Index of each series' baseline (ok, fewest ranks whatever the batch split, first in order on
-/// a tie), by series.
+/// Index of each series' baseline (ok, fewest ranks whatever the batch split, the highest
+/// throughput among those, first in order on a tie), by series.
 std::map<std::string, std::size_t> baselines(const std::vector<ConfigMetrics>& all) {
   std::map<std::string, std::size_t> base;
   for (std::size_t i = 0; i < all.size(); ++i) {
     if (all[i].status != results::Status::ok) continue;
     auto [it, added] = base.try_emplace(all[i].series, i);
-    if (!added && all[i].ranks < all[it->second].ranks) it->second = i;
+    const ConfigMetrics& b = all[it->second];
+    const bool better =
+        all[i].ranks < b.ranks || (all[i].ranks == b.ranks && all[i].throughput > b.throughput);
+    if (!added && better) it->second = i;
   }
   return base;
 }

@@ -53,7 +53,9 @@ bool is_training_config(const results::ConfigResult& config);
 /// Metrics of every training configuration of `results` (is_training_config), in file order;
 /// the collective benchmark's configurations are left out: they have no training throughput
 /// to rank or fit. The baseline of a series is its ok configuration with the fewest ranks,
-/// whatever its batch split (the first in file order on a tie).
+/// whatever its batch split; of several with that rank count (other splits, or a sweep of one
+/// rank count) the one of highest throughput (the first in file order on a tie), so no
+/// configuration exceeds efficiency 1 at the baseline's rank count.
 /// Throws std::invalid_argument naming the file and configuration when an ok configuration has
 /// ranks < 1, a throughput that is not positive, or inconsistent phase data (phase_shares()).
 std::vector<ConfigMetrics> compute_metrics(const results::ResultSet& results);

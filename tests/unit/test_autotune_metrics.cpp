@@ -167,6 +167,24 @@ TEST(AutotuneMetrics, WeightedSplitIsMeasuredAgainstTheFewestRanksOfItsGlobalBat
             "r1-even");
 }
 
+// Several splits at one rank count (a heterogeneous sweep): the fastest is the baseline, so the
+// others' efficiency is their throughput over its (3,000 vs 2,400 samples/s: 0.8), never above 1.
+TEST(AutotuneMetrics, FastestOfTheFewestRanksIsTheBaseline) {
+  const auto step_of = [](double step_s) {
+    return [step_s](int, int, int p) { return p == 0 ? 0.75 * step_s : 0.25 * step_s; };
+  };
+  rs::ResultSet set;
+  set.configs = {make_ok_config("r3-weighted", 3, 96, 3, {"fwd", "allreduce"}, step_of(0.040), 0.0),
+                 make_ok_config("r3-even", 3, 96, 3, {"fwd", "allreduce"}, step_of(0.032), 0.0)};
+  set.configs[0].batch_split = "[0.5, 0.25, 0.25]";
+  set.configs[0].per_rank_batch = {48, 24, 24};
+  const auto metrics = at::compute_metrics(set);
+  ASSERT_EQ(metrics.size(), 2u);
+  EXPECT_EQ(metrics[0].baseline_id, "r3-even");
+  EXPECT_NEAR(metrics[0].scaling_efficiency, 0.8, 1e-12);
+  EXPECT_NEAR(metrics[1].scaling_efficiency, 1.0, 1e-12);
+}
+
 // Configurations that differ only in split form one series; its fit takes every point, two at
 // 3 ranks. Amdahl through (1, 1,000), (3, 2,400), (3, 3,000): least squares meets the first
 // point and the mean 2,700 at p = 3 exactly (two free parameters, two rank counts), so
