@@ -76,10 +76,11 @@ void check_memory_list(const job::JobSpec& spec) {
   int world = 1;
   SCALETUNE_MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &world));
   if (values <= 1 || values >= static_cast<std::size_t>(world)) return;
-  throw job::JobError(spec.path, 0, 0, "devices.memory_gib",
-                      "devices.memory_gib lists " + std::to_string(values) +
-                          " values but the launch has " + std::to_string(world) +
-                          " ranks; give one value for every rank or one per rank");
+  throw job::JobError(
+      spec.path, 0, 0, "devices.memory_gib",
+      "devices.memory_gib lists " + std::to_string(values) + " values but the launch has " +
+          std::to_string(world) +
+          " ranks; give one number for every rank, or a list with one value per rank");
 }
 
 int run_job(const Args& args, int argc, char** argv, int rank) {

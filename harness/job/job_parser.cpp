@@ -1,5 +1,6 @@
 #include "harness/job/job_parser.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -106,7 +107,8 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.sweep = detail::read_sweep(top.table("sweep"), spec.workload);
   spec.run = read_run(top.table("run"));
   spec.comm = read_comm(top.table("comm"), kind);
-  spec.devices = detail::read_devices(top.table("devices"));
+  spec.devices =
+      detail::read_devices(top.table("devices"), *std::ranges::max_element(spec.sweep.ranks));
   return spec;
 }
 

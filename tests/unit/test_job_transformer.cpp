@@ -452,4 +452,13 @@ TEST(TransformerPlanText, DescribesTheOptionsAndShowsProfiledSplitsAsADash) {
                        "(1 layer, hidden 768, 1 head, "));
 }
 
+TEST(TransformerJobErrors, AMemoryListShorterThanTheLargestRankCountIsRefused) {
+  const std::string two_values = kJob + "[devices]\nmemory_gib = [1.0, 0.5]\n";
+  EXPECT_EQ(parse_job_text(two_values, kFile).devices.memory_gib.size(), 2u);  // ranks <= 2
+  const std::string text = replaced("ranks = [1, 2]", "ranks = [1, 4]", two_values);
+  expect_error(text, "memory_gib", "memory_gib",
+               "memory_gib lists 2 values but sweep.ranks goes up to 4; give one number for "
+               "every rank, or a list with one value per rank");
+}
+
 }  // namespace

@@ -1,6 +1,7 @@
 #include "harness/job/detail/devices_table.hpp"
 
 #include <array>
+#include <string>
 #include <string_view>
 
 #include "harness/job/detail/table_reader.hpp"
@@ -10,7 +11,7 @@ namespace {
 
 constexpr std::array<std::string_view, 1> kKeys = {"memory_gib"};
 
-std::vector<double> read_memory_gib(const TableReader& devices) {
+std::vector<double> read_memory_gib(const TableReader& devices, int max_ranks) {
   const toml::node* node = devices.find("memory_gib");
   if (node == nullptr) return {};
   if (node->is_number()) return {devices.as_positive_number(*node, "memory_gib", kMaxMemoryGib)};
@@ -25,14 +26,19 @@ std::vector<double> read_memory_gib(const TableReader& devices) {
   std::vector<double> memory_gib;
   for (const toml::node& element : *list)
     memory_gib.push_back(devices.as_positive_number(element, "memory_gib", kMaxMemoryGib));
+  if (memory_gib.size() > 1 && memory_gib.size() < static_cast<std::size_t>(max_ranks))
+    devices.fail(*node, "memory_gib",
+                 "memory_gib lists " + std::to_string(memory_gib.size()) +
+                     " values but sweep.ranks goes up to " + std::to_string(max_ranks) +
+                     "; give one number for every rank, or a list with one value per rank");
   return memory_gib;
 }
 
 }  // namespace
 
-DevicesSpec read_devices(const TableReader& devices) {
+DevicesSpec read_devices(const TableReader& devices, int max_ranks) {
   devices.reject_unknown_keys(kKeys);
-  return DevicesSpec{.memory_gib = read_memory_gib(devices)};
+  return DevicesSpec{.memory_gib = read_memory_gib(devices, max_ranks)};
 }
 
 }  // namespace scaletune::job::detail

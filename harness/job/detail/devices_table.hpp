@@ -11,8 +11,9 @@ class TableReader;
 constexpr double kMaxMemoryGib = 1 << 20;
 
 /// Reads [devices] (absent: every field empty): memory_gib, a number or a non-empty list of
-/// numbers, each in (0, 2^20] GiB. Unknown keys are errors. Throws JobError at the offending
+/// numbers, each in (0, 2^20] GiB; a list of two or more values holds at least `max_ranks` (the
+/// largest sweep.ranks) of them. Unknown keys are errors. Throws JobError at the offending
 /// node.
-DevicesSpec read_devices(const TableReader& devices);
+DevicesSpec read_devices(const TableReader& devices, int max_ranks);
 
 }  // namespace scaletune::job::detail
