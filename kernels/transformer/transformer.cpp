@@ -48,15 +48,20 @@ int largest_profiled(const GptShape& shape, int global_batch,
 // Throws core::MemoryBudgetExceeded on every rank when a rank could not allocate its profiler
 // within its budget (collective).
 void agree_profiler_allocated(bool allocated, const GptShape& shape, const core::RankContext& ctx) {
-  std::vector<std::int32_t> all(static_cast<std::size_t>(ctx.comm->size()));
-  const std::int32_t mine = allocated ? 1 : 0;
-  ctx.comm->all_gather(&mine, all.data(), 1, core::DType::int32);
-  const auto failed = std::find(all.begin(), all.end(), 0);
-  if (failed == all.end()) return;
-  throw core::MemoryBudgetExceeded(
-      "rank " + std::to_string(failed - all.begin()) + " cannot hold the profile model (" +
-      core::format_bytes(MicroBatchProfiler::bytes(shape)) + " for micro-batches up to " +
-      std::to_string(shape.max_micro_batch) + ")");
+  std::vector<std::int64_t> budgets(static_cast<std::size_t>(ctx.comm->size()));
+  const std::int64_t mine = allocated ? -1 : ctx.memory_budget_bytes;  // -1: allocated
+  ctx.comm->all_gather(&mine, budgets.data(), 1, core::DType::int64);
+  const auto failed = std::find_if(budgets.begin(), budgets.end(), [](auto b) { return b >= 0; });
+  if (failed == budgets.end()) return;
+  const std::int64_t need = MicroBatchProfiler::bytes(shape);
+  std::string message = "the profile model does not fit rank " +
+                        std::to_string(failed - budgets.begin()) + ": it needs " +
+                        core::format_bytes(need) + " for micro-batches up to " +
+                        std::to_string(shape.max_micro_batch);
+  if (*failed > 0)
+    message += ", more than its " + core::format_bytes(*failed) + ": short by " +
+               core::format_bytes(need - *failed);
+  throw core::MemoryBudgetExceeded(message);
 }
 
 // Every rank's profile at micro-batches `sizes` (collective; the calls of all ranks start

@@ -106,16 +106,7 @@ std::string speeds_text(const std::vector<double>& speed) {
 TransformerPlan plan_fixed_split(const TransformerPlanRequest& request,
                                  const core::MemoryModel& model) {
   const std::vector<std::int64_t> cap = capacities(request);
-  const bool profiled = request.per_rank_batch.empty();
-  std::vector<int> batch = request.per_rank_batch;
-  TransformerPlan plan;
-  if (profiled) {
-    const std::vector<double> speed = profiled_speeds(request.profiles);
-    batch = core::proportional_split(request.global_batch, speed);
-    plan.why = "batch split in proportion to measured samples/s (" + speeds_text(speed) + ")";
-  } else {
-    plan.why = "batch split as configured";
-  }
+  const std::vector<int>& batch = request.per_rank_batch;
   std::vector<int> micro = batch;
   std::vector<double> fractions = shard_fractions(cap, model, micro);
   for (int r; !all_fit(cap, model, fractions, micro) &&
@@ -124,20 +115,29 @@ TransformerPlan plan_fixed_split(const TransformerPlanRequest& request,
     m = next_smaller_divisor(batch[static_cast<std::size_t>(r)], m);
     fractions = shard_fractions(cap, model, micro);
   }
-  for (std::size_t i = 0; i < cap.size(); ++i) {
-    core::RankPlan rank{batch[i], micro[i], batch[i] / micro[i], fractions[i], 0.0, 0};
-    if (profiled)
-      rank.step_time_s =
-          rank.accumulation * core::micro_batch_time_s(request.profiles[i], micro[i]);
-    plan.ranks.push_back(rank);
-  }
-  plan.why += "; each micro-batch the largest divisor of the rank's batch that fits";
+  TransformerPlan plan;
+  for (std::size_t i = 0; i < cap.size(); ++i)
+    plan.ranks.push_back({batch[i], micro[i], batch[i] / micro[i], fractions[i], 0.0, 0});
+  plan.why =
+      "batch split as configured; each micro-batch the largest divisor of the rank's batch that "
+      "fits";
   return plan;
 }
 
-TransformerPlan plan_auto_split(const TransformerPlanRequest& request,
-                                const core::MemoryModel& model, ZeroStage stage) {
+// Time of m samples at a constant `speed` (samples/s): what "proportional" plans with.
+core::RankProfile linear_profile(double speed, int largest) {
+  return {{1, std::max(2, largest)}, {1.0 / speed, std::max(2, largest) / speed}, 0};
+}
+
+// The planner on the profiles ("auto") or on constant speeds ("proportional": batches in
+// proportion to samples/s); zero2 and zero3 get the same accumulation on every rank.
+TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
+                                    const core::MemoryModel& model, ZeroStage stage) {
   std::vector<core::RankProfile> profiles = request.profiles;
+  const std::vector<double> speed = profiled_speeds(request.profiles);
+  if (!request.auto_split)
+    for (std::size_t i = 0; i < profiles.size(); ++i)
+      profiles[i] = linear_profile(speed[i], request.global_batch);
   const std::vector<std::int64_t> cap = capacities(request);
   for (std::size_t i = 0; i < profiles.size(); ++i) profiles[i].capacity_bytes = cap[i];
   const bool lockstep = stage == ZeroStage::zero2 || stage == ZeroStage::zero3;
@@ -146,9 +146,49 @@ TransformerPlan plan_auto_split(const TransformerPlanRequest& request,
                : core::plan_heterogeneous(profiles, model, request.global_batch);
   TransformerPlan plan;
   plan.ranks = hetero.ranks;
-  plan.why = "batch, micro-batches and shards chosen by the planner for the least step time: " +
-             hetero.why;
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    core::RankPlan& r = plan.ranks[i];
+    r.step_time_s = r.accumulation * core::micro_batch_time_s(request.profiles[i], r.micro_batch);
+  }
+  plan.why = request.auto_split
+                 ? "batch, micro-batches and shards chosen for the least step time"
+                 : "batch split in proportion to measured samples/s (" + speeds_text(speed) + ")";
   return plan;
+}
+
+std::string plural(int count, const std::string& word) {
+  return std::to_string(count) + " " + word + (count == 1 ? "" : "es");
+}
+
+// "; rank S limits the step: ...; rank F uses the largest share of its memory: X of Y" from the
+// exact memory (and "every rank runs G micro-batches" when they all do).
+std::string explanation(const TransformerPlan& plan, const std::vector<std::int64_t>& cap) {
+  std::size_t slow = 0, full = 0;
+  bool equal = true;
+  for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
+    const core::RankPlan& r = plan.ranks[i];
+    if (r.step_time_s > plan.ranks[slow].step_time_s) slow = i;
+    const auto share = [&](std::size_t k) {
+      return static_cast<double>(plan.ranks[k].memory_bytes) / static_cast<double>(cap[k]);
+    };
+    if (share(i) > share(full)) full = i;
+    equal = equal && r.accumulation == plan.ranks.front().accumulation;
+  }
+  std::string text;
+  if (equal && plan.ranks.size() > 1)
+    text += "; every rank runs " + plural(plan.ranks.front().accumulation, "micro-batch");
+  const core::RankPlan& s = plan.ranks[slow];
+  if (s.step_time_s > 0) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "; rank %zu limits the step: %s of %d samples, %.3g s", slow,
+                  plural(s.accumulation, "micro-batch").c_str(), s.micro_batch, s.step_time_s);
+    text += buf;
+  }
+  if (cap[full] < kUnlimited)
+    text += "; rank " + std::to_string(full) + " uses the largest share of its memory: " +
+            core::format_bytes(plan.ranks[full].memory_bytes) + " of " +
+            core::format_bytes(cap[full]);
+  return text;
 }
 
 // Exact memory of every rank, whether all fit, and the shortfall when not.
@@ -175,7 +215,7 @@ void account_memory(const TransformerPlanRequest& request, TransformerPlan& plan
     const std::int64_t short_by = plan.ranks[i].memory_bytes - cap[i];
     if (short_by <= 0 || short_by <= worst) continue;
     plan.fits = false, worst = short_by;
-    plan.why = "rank " + std::to_string(i) + " needs " +
+    plan.why = "the plan does not fit rank " + std::to_string(i) + ": it needs " +
                core::format_bytes(plan.ranks[i].memory_bytes) + " (" + plan.memory[i].describe() +
                ", micro-batch " + std::to_string(plan.ranks[i].micro_batch) + "), more than its " +
                core::format_bytes(cap[i]) + ": short by " + core::format_bytes(short_by);
@@ -186,11 +226,13 @@ TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSha
   const int n = static_cast<int>(request.capacity_bytes.size());
   const core::MemoryModel model =
       transformer_memory_model(request.shape, sharding.stage, sharding.memory_proportional, n);
-  TransformerPlan plan = request.auto_split ? plan_auto_split(request, model, sharding.stage)
-                                            : plan_fixed_split(request, model);
+  TransformerPlan plan = request.per_rank_batch.empty()
+                             ? plan_profiled_split(request, model, sharding.stage)
+                             : plan_fixed_split(request, model);
   plan.sharding = sharding;
   for (const core::RankPlan& r : plan.ranks) plan.rounds = std::max(plan.rounds, r.accumulation);
   account_memory(request, plan);
+  if (plan.fits) plan.why += explanation(plan, capacities(request));
   return plan;
 }
 

@@ -32,7 +32,8 @@ struct TransformerPlanRequest {
 /// A plan: the stage, each rank's part (step_time_s from the profile, 0 without one;
 /// memory_bytes = memory[i].total()), the exact memory of each rank, rounds = max g_i (the
 /// collective rounds of zero2 and zero3), whether every rank fits, and why it was chosen (or, when
-/// it does not fit, "rank R needs X (breakdown), more than its Y: short by Z").
+/// it does not fit, "the plan does not fit rank R: it needs X (breakdown), more than its Y: short
+/// by Z").
 struct TransformerPlan {
   StateSharding sharding;  ///< automatic false: the stage the plan uses
   std::vector<core::RankPlan> ranks;
@@ -42,16 +43,18 @@ struct TransformerPlan {
   std::string why;
 };
 
-/// The plan of `request`. Batches: the given per_rank_batch; "proportional": proportional_split
-/// by each rank's samples/s at its largest profiled micro-batch; "auto": plan_heterogeneous, or
-/// for zero2 and zero3, whose gradient exchange runs in lockstep rounds,
-/// plan_heterogeneous_lockstep (the same number of micro-batches on every rank).
-/// Micro-batches (non-auto splits): the largest divisor of b_i that fits, shrunk one rank at a
-/// time (the rank whose activations take the largest share of its capacity) until every rank
-/// fits or all are at their smallest. Shards: even, or memory_proportional_fractions of the
-/// chosen micro-batches. sharding "auto": the first of replicated, zero1, zero2, zero3
-/// (memory-proportional) that fits; when none does, zero3's plan. Throws std::invalid_argument
-/// when lengths disagree with the rank count or a needed profile is missing.
+/// The plan of `request`. Even and explicit splits keep the given per_rank_batch, each
+/// micro-batch the largest divisor of its batch that fits, shrunk one rank at a time (the rank
+/// whose activations take the largest share of its capacity) until every rank fits or all are at
+/// their smallest. "auto": plan_heterogeneous on the profiles; "proportional": the same on each
+/// rank's constant samples/s at its largest profiled micro-batch (batches in proportion to speed,
+/// micro-batches free to fit); for zero2 and zero3, whose gradient exchange runs in lockstep
+/// rounds, plan_heterogeneous_lockstep (the same number of micro-batches on every rank). Shards:
+/// even, or memory_proportional_fractions of the chosen micro-batches. sharding "auto": the first
+/// of replicated, zero1, zero2, zero3 (memory-proportional) that fits; when none does, zero3's
+/// plan. `why` ends with the limiting rank and the rank with the largest share of its memory,
+/// from the exact memory. Throws std::invalid_argument when lengths disagree with the rank count
+/// or a needed profile is missing.
 TransformerPlan plan_transformer(const TransformerPlanRequest& request);
 
 /// One line: "zero2:memory_proportional; r0 b=16 m=8 g=2 s=0.500 2.1 GiB; r1 ...; <why>".

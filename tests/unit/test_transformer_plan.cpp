@@ -225,8 +225,9 @@ TEST(TransformerPlan, AutoShardingPicksZero2BetweenZero2AndZero1sNeed) {
   EXPECT_TRUE(plan.sharding.memory_proportional);
   EXPECT_FALSE(plan.sharding.automatic);
   EXPECT_TRUE(plan.fits) << plan.why;
-  EXPECT_TRUE(contains(plan.why, "replicated does not fit (rank ")) << plan.why;
-  EXPECT_TRUE(contains(plan.why, "zero1 does not fit (rank ")) << plan.why;
+  EXPECT_TRUE(contains(plan.why, "replicated does not fit (the plan does not fit rank "))
+      << plan.why;
+  EXPECT_TRUE(contains(plan.why, "zero1 does not fit (the plan does not fit rank ")) << plan.why;
   EXPECT_TRUE(contains(plan.why, "short by")) << plan.why;
   EXPECT_TRUE(contains(plan.why, "zero2 fits")) << plan.why;
   EXPECT_FALSE(contains(plan.why, "zero3")) << plan.why;
@@ -240,11 +241,13 @@ TEST(TransformerPlan, AutoShardingWhenNothingFitsReportsZero3sShortfall) {
   EXPECT_EQ(plan.sharding.stage, ZeroStage::zero3);
   EXPECT_EQ(plan.ranks[0].micro_batch, 1);  // shrunk as far as it goes
   for (const char* stage : {"replicated", "zero1", "zero2", "zero3"})
-    EXPECT_TRUE(contains(plan.why, std::string(stage) + " does not fit (rank ")) << plan.why;
+    EXPECT_TRUE(
+        contains(plan.why, std::string(stage) + " does not fit (the plan does not fit rank "))
+        << plan.why;
   const std::int64_t need = std::max(plan.memory[0].total(), plan.memory[1].total());
   const int worst = plan.memory[0].total() >= plan.memory[1].total() ? 0 : 1;
-  EXPECT_TRUE(
-      contains(plan.why, "rank " + std::to_string(worst) + " needs " + core::format_bytes(need)))
+  EXPECT_TRUE(contains(plan.why,
+                       "rank " + std::to_string(worst) + ": it needs " + core::format_bytes(need)))
       << plan.why;
   EXPECT_TRUE(contains(plan.why, "short by " + core::format_bytes(need - 100000))) << plan.why;
   EXPECT_TRUE(plan.why.ends_with("no stage fits")) << plan.why;
@@ -257,8 +260,8 @@ TEST(TransformerPlan, OomNamesTheRankWithTheLargestShortfall) {
       plan_transformer(request({1, 1}, {need0 - 100, need1 - 5000}, "zero1"));
   EXPECT_FALSE(plan.fits);
   EXPECT_EQ(plan.ranks[1].memory_bytes, need1);
-  const std::string head =
-      "rank 1 needs " + core::format_bytes(need1) + " (" + plan.memory[1].describe();
+  const std::string head = "the plan does not fit rank 1: it needs " + core::format_bytes(need1) +
+                           " (" + plan.memory[1].describe();
   const std::string tail = "more than its " + core::format_bytes(need1 - 5000) + ": short by " +
                            core::format_bytes(5000);
   EXPECT_EQ(plan.why.rfind(head, 0), 0u) << plan.why;
@@ -266,7 +269,7 @@ TEST(TransformerPlan, OomNamesTheRankWithTheLargestShortfall) {
   // One byte short on rank 0 only: it is named.
   const TransformerPlan one = plan_transformer(request({1, 1}, {need0 - 1, 0}, "zero1"));
   EXPECT_FALSE(one.fits);
-  EXPECT_TRUE(one.why.starts_with("rank 0 needs ")) << one.why;
+  EXPECT_TRUE(one.why.starts_with("the plan does not fit rank 0: it needs ")) << one.why;
   EXPECT_TRUE(one.why.ends_with("short by " + core::format_bytes(1))) << one.why;
   EXPECT_TRUE(plan_transformer(request({1, 1}, {need0, need1}, "zero1")).fits);
 }
