@@ -14,7 +14,7 @@ namespace scaletune::kernels {
 namespace {
 
 const TrainerPhases kPhases{};
-constexpr int kProfileRepeats = 3;  // timed calls per profiled micro-batch size
+constexpr int kProfileRepeats = 5;  // timed calls per profiled micro-batch size
 
 GptShape gpt_shape(const job::TransformerOptions& o) {
   return {
