@@ -114,12 +114,13 @@ core::RankProfile MicroBatchProfiler::run(const std::vector<int>& sizes, int rep
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   time(sizes.back());
+  std::vector<std::vector<double>> times(sizes.size());
+  for (int r = 0; r < repeats; ++r)  // rounds over the sizes: slow spells hit every size alike
+    for (std::size_t k = 0; k < sizes.size(); ++k) times[k].push_back(time(sizes[k]));
   core::RankProfile profile;
-  for (const int m : sizes) {
-    std::vector<double> times;
-    for (int r = 0; r < repeats; ++r) times.push_back(time(m));
-    profile.micro_batches.push_back(m);
-    profile.time_s.push_back(core::median(times));
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    profile.micro_batches.push_back(sizes[k]);
+    profile.time_s.push_back(core::median(times[k]));
   }
   return profile;
 }

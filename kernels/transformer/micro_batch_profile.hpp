@@ -39,8 +39,9 @@ class MicroBatchProfiler {
 
   /// Times one forward + backward micro-batch (GptModel::forward_backward) of each size in
   /// `sizes` (ascending, each in [1, shape.max_micro_batch]): one untimed call of the largest
-  /// size first, then `repeats` (>= 1) calls per size; every call, the untimed one included
-  /// (1 + repeats * sizes.size() in all), starts after `before_each` (e.g. a
+  /// size first, then `repeats` (>= 1) rounds of one call per size, so a slow spell of the
+  /// machine hits every size alike; every call, the untimed one included (1 + repeats *
+  /// sizes.size() in all), starts after `before_each` (e.g. a
   /// barrier, so ranks that share a core run their calls at the same time and each sees its
   /// share of the core) and ended by Kokkos::fence; a size's time is the median of its calls.
   /// Returns the sizes and times (s); capacity_bytes is left 0. Throws std::invalid_argument on
