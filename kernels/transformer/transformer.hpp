@@ -25,7 +25,7 @@ namespace scaletune::kernels {
 class Transformer final : public core::Workload {
  public:
   /// Plans the configuration (plan_transformer) from config.per_rank_batch (even or explicit
-  /// splits) or a profile of every rank (profile_micro_batches, for batch_split "proportional"
+  /// splits) or a profile of every rank (MicroBatchProfiler, for batch_split "proportional"
   /// and "auto"), config.sharding and each rank's ctx.memory_budget_bytes (gathered; 0: no
   /// limit). When a rank does not fit, every rank throws core::MemoryBudgetExceeded naming that
   /// rank, its need by kind and the shortfall, before allocating the model; otherwise allocates
