@@ -587,7 +587,7 @@ TEST(DevicesTable, MemoryGibIsANumberOrAList) {
 
 TEST(DevicesTable, BadValuesAndKeysAreErrors) {
   expect_error(kJob + "[devices]\nmemory_gib = 0\n", "memory_gib", "memory_gib",
-               "memory_gib must be > 0 and <= 1048576");
+               "memory_gib must be > 0 and <= 1.04858e+06");
   expect_error(kJob + "[devices]\nmemory_gib = [16, 1048577]\n", "memory_gib", "memory_gib",
                "memory_gib must be > 0");
   expect_error(kJob + "[devices]\nmemory_gib = []\n", "memory_gib", "memory_gib",

@@ -7,8 +7,7 @@
 
 namespace scaletune::job::detail {
 
-/// `value` as printf's "%.15g" writes it (up to 15 significant digits, so whole numbers up to
-/// 1e15 print exactly): 0.5, 0.25, 1, 1048576, 1e+20.
+/// `value` as printf's "%g" writes it: 0.5, 0.25, 1, 1e+06 (six significant digits).
 std::string format_number(double value);
 
 /// "1 rank", "2 ranks": `n` and the noun, plural (noun + "s") unless n is 1.
