@@ -1,4 +1,5 @@
 // scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]
+// scaletune import mlperf FILE.csv --out FILE.h5
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "autotune/collective_import.hpp"
+#include "autotune/mlperf_import.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/provenance.hpp"
@@ -21,14 +23,23 @@ namespace scaletune::cli {
 
 namespace {
 
-constexpr const char* kUsage = "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]";
+constexpr const char* kUsage =
+    "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]\n"
+    "       scaletune import mlperf FILE.csv --out FILE.h5";
 
 /// What the command line asks for.
 struct ImportRequest {
+  bool mlperf = false;  ///< KIND mlperf: `logs` holds one MLPerf CSV file; `kind` is unused
   autotune::LogKind kind = autotune::LogKind::nccl_tests;
   std::vector<std::string> logs;
   std::string out;
   int ranks = 0;  ///< rank count for every nccl-tests row; 0: as each log says
+};
+
+/// What one import writes: /collectives rows and /configs groups.
+struct ImportBatch {
+  std::vector<results::CollectiveResult> rows;
+  std::vector<results::ConfigResult> configs;
 };
 
 /// The rows of one log.
@@ -37,13 +48,17 @@ struct ImportedLog {
   std::vector<results::CollectiveResult> rows;
 };
 
-autotune::LogKind parse_kind(const std::string& name) {
-  if (name == "mlperf")
-    throw UsageError(
-        "KIND mlperf is not yet supported (MLPerf Training results come in a later "
-        "release); KIND is nccl-tests or osu");
-  if (const auto kind = autotune::log_kind_from_string(name)) return *kind;
-  throw UsageError("unknown KIND '" + name + "'; KIND is nccl-tests or osu");
+/// Sets the kind of `r` from KIND `name`; throws UsageError for an unknown one.
+void parse_kind(const std::string& name, ImportRequest& r) {
+  r.mlperf = name == "mlperf";
+  if (r.mlperf) return;
+  if (const auto kind = autotune::log_kind_from_string(name)) {
+    r.kind = *kind;
+    return;
+  }
+  throw UsageError("unknown KIND '" + name +
+                   "'; KIND is nccl-tests or osu (benchmark logs) or mlperf "
+                   "(MLPerf Training results)");
 }
 
 /// Throws UsageError when a log name is empty or one log is named twice (its rows would be
@@ -61,15 +76,19 @@ ImportRequest parse_request(int argc, char** argv) {
   const Args args = parse_args(argc, argv, 2, "import", {"--out", "--ranks"}, {});
   if (args.positional.empty()) throw UsageError("no KIND given");
   ImportRequest r;
-  r.kind = parse_kind(args.positional.front());
+  parse_kind(args.positional.front(), r);
   r.logs.assign(args.positional.begin() + 1, args.positional.end());
-  if (r.logs.empty()) throw UsageError("no log file given");
+  if (r.logs.empty()) throw UsageError(r.mlperf ? "no CSV file given" : "no log file given");
+  if (r.mlperf && r.logs.size() > 1)
+    throw UsageError("mlperf takes one CSV file; import each file with its own command");
   expect_distinct(r.logs);
   if (!args.options.contains("--out")) throw UsageError("--out FILE.h5 is required");
   r.out = args.option("--out");
   expect_h5_path("--out", r.out);
   if (args.options.contains("--ranks")) {
     r.ranks = parse_rank_count("--ranks", args.option("--ranks"));
+    if (r.mlperf)
+      throw UsageError("--ranks applies to nccl-tests logs only (an MLPerf row gives its own)");
     if (r.kind == autotune::LogKind::osu)
       throw UsageError("--ranks applies to nccl-tests logs only (osu_bw always runs on 2 ranks)");
   }
@@ -116,32 +135,37 @@ void warn_unknown_ranks(const ImportedLog& log) {
 }
 
 /// Throws std::invalid_argument when `existing` already holds a row from one of the same log
-/// lines (the log was imported into it before).
-void expect_not_imported(const results::ResultSet& existing, const std::vector<ImportedLog>& logs) {
+/// lines or a configuration of the same id (the file was imported into it before).
+void expect_not_imported(const results::ResultSet& existing, const ImportBatch& batch) {
   std::set<std::string> sources;
   for (const auto& row : existing.collectives) sources.insert(row.source);
-  for (const ImportedLog& log : logs)
-    for (const auto& row : log.rows)
-      if (sources.contains(row.source))
-        throw std::invalid_argument(existing.path + ": /collectives already holds the row " +
-                                    row.source + " (" + log.path +
-                                    " was imported before); nothing was written");
+  for (const auto& row : batch.rows)
+    if (sources.contains(row.source))
+      throw std::invalid_argument(existing.path + ": /collectives already holds the row " +
+                                  row.source +
+                                  " (its log was imported before); nothing was written");
+  std::set<std::string> ids;
+  for (const auto& config : existing.configs) ids.insert(config.id);
+  for (const auto& config : batch.configs)
+    if (ids.contains(config.id))
+      throw std::invalid_argument(existing.path + ": /configs already holds " + config.id +
+                                  " (from " + config.text_attrs.at("source") +
+                                  ", imported before); nothing was written");
 }
 
-/// Writes `rows` into `tmp`: a copy of `existing` with the rows appended, or a new file with
-/// `provenance` and no /system when there is none.
-void write_rows(const std::string& tmp, const std::optional<results::ResultSet>& existing,
-                const results::Provenance& provenance,
-                const std::vector<results::CollectiveResult>& rows) {
-  if (!existing) {
-    results::ResultWriter::create(tmp, provenance, results::SystemInfo{}).append_collectives(rows);
-    return;
-  }
-  std::filesystem::copy_file(existing->path, tmp,
-                             std::filesystem::copy_options::overwrite_existing);
-  results::ResultWriter::open_for_resume(tmp, existing->provenance,
-                                         existing->system.value_or(results::SystemInfo{}))
-      .append_collectives(rows);
+/// Writes `batch` into `tmp`: a copy of `existing` with the rows and configurations added, or a
+/// new file with `provenance` and no /system when there is none.
+void write_batch(const std::string& tmp, const std::optional<results::ResultSet>& existing,
+                 const results::Provenance& provenance, const ImportBatch& batch) {
+  if (existing)
+    std::filesystem::copy_file(existing->path, tmp,
+                               std::filesystem::copy_options::overwrite_existing);
+  results::ResultWriter writer =
+      existing ? results::ResultWriter::open_for_resume(
+                     tmp, existing->provenance, existing->system.value_or(results::SystemInfo{}))
+               : results::ResultWriter::create(tmp, provenance, results::SystemInfo{});
+  if (!batch.rows.empty()) writer.append_collectives(batch.rows);
+  for (const results::ConfigResult& config : batch.configs) writer.write_config(config);
 }
 
 /// `text` with every `from` replaced by `to`.
@@ -160,12 +184,11 @@ void remove_quietly(const std::string& path) {
   std::filesystem::remove(path, ignored);
 }
 
-/// Stores every row of `logs` in `out`, appended to the /collectives of an existing result file
-/// (whose provenance, /system and /configs stay as they are) or in a new file. The rows go into
-/// a temporary file that replaces `out` only when complete, so a failure leaves `out` as it
-/// was. Returns the file as it was before (nullopt when it was new).
-std::optional<results::ResultSet> store(const std::string& out,
-                                        const std::vector<ImportedLog>& logs,
+/// Stores `batch` in `out`, added to the /collectives and /configs of an existing result file
+/// (whose provenance, /system and other contents stay as they are) or in a new file. The batch
+/// goes into a temporary file that replaces `out` only when complete, so a failure leaves `out`
+/// as it was. Returns the file as it was before (nullopt when it was new).
+std::optional<results::ResultSet> store(const std::string& out, const ImportBatch& batch,
                                         const results::Provenance& provenance) {
   if (std::filesystem::is_directory(out))
     throw UsageError("--out " + out + " is a directory; give a file name inside it");
@@ -173,13 +196,11 @@ std::optional<results::ResultSet> store(const std::string& out,
   std::optional<results::ResultSet> existing;
   if (std::filesystem::exists(out)) {
     existing = results::read_results(out);
-    expect_not_imported(*existing, logs);
+    expect_not_imported(*existing, batch);
   }
-  std::vector<results::CollectiveResult> rows;
-  for (const ImportedLog& log : logs) rows.insert(rows.end(), log.rows.begin(), log.rows.end());
   const std::string tmp = out + ".import.tmp";
   try {
-    write_rows(tmp, existing, provenance, rows);
+    write_batch(tmp, existing, provenance, batch);
     std::filesystem::rename(tmp, out);
   } catch (const results::ResultError& e) {  // about the copy: name the user's file instead
     remove_quietly(tmp);
@@ -208,15 +229,36 @@ std::string summary(const std::string& out, const std::vector<ImportedLog>& logs
          std::to_string(before->collectives.size() + total) + " rows (" + per_file + ")";
 }
 
+/// The provenance of a new file written by this command.
+results::Provenance import_provenance(int argc, char** argv) {
+  results::Provenance provenance = command_provenance(argc, argv);
+  provenance.created_utc = mpi::utc_now();
+  return provenance;
+}
+
 int import_logs(const ImportRequest& request, int argc, char** argv) {
   std::vector<ImportedLog> logs;
   for (const std::string& path : request.logs)
     logs.push_back(read_log(request.kind, path, request.ranks));
   for (const ImportedLog& log : logs) warn_unknown_ranks(log);
-  results::Provenance provenance = command_provenance(argc, argv);
-  provenance.created_utc = mpi::utc_now();
-  const auto before = store(request.out, logs, provenance);
+  ImportBatch batch;
+  for (const ImportedLog& log : logs)
+    batch.rows.insert(batch.rows.end(), log.rows.begin(), log.rows.end());
+  const auto before = store(request.out, batch, import_provenance(argc, argv));
   std::cout << "scaletune import: " << summary(request.out, logs, before) << "\n";
+  return kOk;
+}
+
+/// scaletune import mlperf FILE.csv --out FILE.h5: one configuration per kept row.
+int import_mlperf(const ImportRequest& request, int argc, char** argv) {
+  const std::string& csv = request.logs.front();
+  autotune::MlperfImport imported = autotune::read_mlperf_csv(csv);
+  const std::size_t count = imported.configs.size();
+  store(request.out, ImportBatch{{}, std::move(imported.configs)}, import_provenance(argc, argv));
+  std::cout << "scaletune import: imported " << count
+            << (count == 1 ? " configuration" : " configurations") << " from " << csv << " ("
+            << imported.duplicates_dropped << (imported.duplicates_dropped == 1 ? " row" : " rows")
+            << " repeating an earlier round dropped)\n";
   return kOk;
 }
 
@@ -234,7 +276,8 @@ int import_command(int argc, char** argv) {
     return kBadInput;
   }
   try {
-    return import_logs(*request, argc, argv);
+    return request->mlperf ? import_mlperf(*request, argc, argv)
+                           : import_logs(*request, argc, argv);
   } catch (const std::exception& e) {  // a log, the result file or the lock: nothing written
     std::cerr << "scaletune import: " << e.what() << "\n";
     return kBadInput;

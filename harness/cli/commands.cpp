@@ -33,6 +33,10 @@ usage:
                                                       appended to an existing result file); --ranks:
                                                       the rank count of nccl-tests logs without
                                                       "# Rank" lines
+  scaletune import mlperf FILE.csv --out FILE.h5     read MLPerf Training ResNet-50 results (one row
+                                                      per submission) into /configs of FILE.h5, one
+                                                      configuration per row; rows repeating an
+                                                      earlier round are dropped
   scaletune --help | --version
 
 exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),

@@ -13,7 +13,8 @@ int inspect_command(int argc, char** argv);
 /// scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
 int autotune_command(int argc, char** argv);
 /// scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]: stores the logs' rows in
-/// /collectives of a new or an existing result file.
+/// /collectives of a new or an existing result file; scaletune import mlperf FILE.csv --out
+/// FILE.h5: one configuration per MLPerf Training result row.
 int import_command(int argc, char** argv);
 
 }  // namespace scaletune::cli

@@ -207,7 +207,7 @@ expect_usage() {
     "usage line of '${*:2}'"
 }
 expect_usage "unknown KIND 'nccl'; KIND is nccl-tests or osu" "$SCALETUNE" import nccl "$h100" --out x.h5
-expect_usage "KIND mlperf is not yet supported" "$SCALETUNE" import mlperf "$h100" --out x.h5
+expect_exit 2 "missing column 'round'" "$SCALETUNE" import mlperf "$h100" --out x.h5  # not a CSV
 expect_usage "no log file given" "$SCALETUNE" import osu --out x.h5
 expect_usage "no KIND given" "$SCALETUNE" import
 expect_usage "a log file name is empty" "$SCALETUNE" import osu "" --out x.h5

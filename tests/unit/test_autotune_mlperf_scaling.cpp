@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/mlperf_csv_line.hpp"
 #include "autotune/scaling_model.hpp"
 
 namespace at = scaletune::autotune;
@@ -20,35 +21,15 @@ namespace {
 const std::string kCsv = std::string(SCALETUNE_SHARED_DIR) +
                          "/data/mlperf/mlperf_training_resnet50_closed_v1.0-v3.1.csv";
 
-/// Splits one CSV line into fields (RFC 4180 quoting, no newlines inside fields).
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> fields(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (ch == '"' && quoted && i + 1 < line.size() && line[i + 1] == '"') {
-      fields.back() += '"';
-      ++i;
-    } else if (ch == '"') {
-      quoted = !quoted;
-    } else if (ch == ',' && !quoted) {
-      fields.emplace_back();
-    } else {
-      fields.back() += ch;
-    }
-  }
-  return fields;
-}
-
 /// The rows of the file as column name -> text.
 std::vector<std::map<std::string, std::string>> read_csv(const std::string& path) {
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);
-  const std::vector<std::string> header = split_csv(line);
+  const std::vector<std::string> header = at::split_csv_line(line);
   std::vector<std::map<std::string, std::string>> rows;
   while (std::getline(in, line)) {
-    const std::vector<std::string> fields = split_csv(line);
+    const std::vector<std::string> fields = at::split_csv_line(line);
     EXPECT_EQ(fields.size(), header.size()) << line;
     std::map<std::string, std::string> row;
     for (std::size_t k = 0; k < header.size() && k < fields.size(); ++k) row[header[k]] = fields[k];
