@@ -52,6 +52,9 @@ ZeroTrainer::ZeroTrainer(const GptShape& shape, const TransformerPlan& plan, int
   const core::RankPlan& me = plan.ranks[static_cast<std::size_t>(rank)];
   m_shape.max_micro_batch = me.micro_batch;
   for (int r = 0; r < rank; ++r) m_sample_offset += plan.ranks[static_cast<std::size_t>(r)].batch;
+  int global_batch = 0;
+  for (const core::RankPlan& r : plan.ranks) global_batch += r.batch;
+  m_loss_scale = 1.0f / (static_cast<float>(global_batch) * static_cast<float>(m_shape.seq_len));
   std::vector<double> fractions;
   for (const core::RankPlan& r : plan.ranks) fractions.push_back(r.shard_fraction);
   const auto total = static_cast<std::size_t>(GptModel::parameter_count(m_shape));
@@ -156,21 +159,17 @@ double ZeroTrainer::step(core::PhaseTimer& timer, const TrainerPhases& phases,
   return m_loss;
 }
 
+std::int64_t ZeroTrainer::first_sample(int k) const {
+  return m_sample_offset + std::int64_t{k} * m_shape.max_micro_batch;
+}
+
 void ZeroTrainer::load_tokens(int k) {
   const Buffers& b = *m_buffers;
-  const std::int64_t first = m_sample_offset + std::int64_t{k} * m_shape.max_micro_batch;
-  fill_token_batch(m_seed, first, m_shape.seq_len, m_shape.vocab, b.tokens, b.targets);
+  fill_token_batch(m_seed, first_sample(k), m_shape.seq_len, m_shape.vocab, b.tokens, b.targets);
 }
 
 BlockDropout ZeroTrainer::dropout(int k, std::uint64_t iteration) const {
-  const std::int64_t first = m_sample_offset + std::int64_t{k} * m_shape.max_micro_batch;
-  return {m_seed, iteration, first * m_shape.seq_len};
-}
-
-float ZeroTrainer::loss_scale() const {
-  int global_batch = 0;
-  for (const core::RankPlan& r : m_plan.ranks) global_batch += r.batch;
-  return 1.0f / (static_cast<float>(global_batch) * static_cast<float>(m_shape.seq_len));
+  return {m_seed, iteration, first_sample(k) * m_shape.seq_len};
 }
 
 void ZeroTrainer::run_whole_gradients(core::PhaseTimer& timer, const TrainerPhases& phases,
@@ -183,7 +182,7 @@ void ZeroTrainer::run_whole_gradients(core::PhaseTimer& timer, const TrainerPhas
     m_model->embed_forward(b.tokens);
     for (int l = 0; l < m_shape.layers; ++l) m_model->block_forward(l, dropout(k, iteration));
     timer.mark(phases.fwd);
-    m_loss += m_model->head_forward_backward(b.targets, loss_scale());
+    m_loss += m_model->head_forward_backward(b.targets, m_loss_scale);
     for (int l = m_shape.layers - 1; l >= 0; --l) m_model->block_backward(l);
     m_model->embed_backward();
     timer.mark(phases.bwd);
@@ -235,7 +234,7 @@ void ZeroTrainer::backward_round(core::PhaseTimer& timer, const TrainerPhases& p
   Buffers& b = *m_buffers;
   const std::size_t last = m_unit_counts.size() - 1;
   Kokkos::deep_copy(b.unit_grads, 0.0f);
-  if (active) m_loss += m_model->head_forward_backward(b.targets, loss_scale());
+  if (active) m_loss += m_model->head_forward_backward(b.targets, m_loss_scale);
   timer.mark(phases.bwd);
   reduce_unit(timer, phases, last);
   for (int l = m_shape.layers - 1; l >= 0; --l) {

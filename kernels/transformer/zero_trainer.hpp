@@ -71,7 +71,7 @@ class ZeroTrainer {
   Vector unit_view(const Vector& buffer, std::size_t unit) const;
   void load_tokens(int k);
   BlockDropout dropout(int k, std::uint64_t iteration) const;
-  float loss_scale() const;
+  std::int64_t first_sample(int k) const;
   void run_whole_gradients(core::PhaseTimer& timer, const TrainerPhases& phases,
                            std::uint64_t iteration);
   void run_rounds(core::PhaseTimer& timer, const TrainerPhases& phases, std::uint64_t iteration);
@@ -94,6 +94,8 @@ class ZeroTrainer {
   std::unique_ptr<Buffers> m_buffers;
   std::unique_ptr<GptModel> m_model;
   std::int64_t m_sample_offset = 0;
+  float m_loss_scale =
+      1.0f;  ///< 1 / (global batch x seq_len): every token's share of the mean loss
   int m_adam_steps = 0;
   double m_loss = 0.0;
 };
