@@ -6,6 +6,7 @@ find_package(Kokkos REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(BLAS REQUIRED)
 find_package(Threads REQUIRED)
+find_package(dlib REQUIRED)  # random forests and k-means for autotune (Debian libdlib-dev)
 
 # Debian's Kokkos target points at a wrong include directory (TOOLCHAIN.md).
 get_filename_component(_kk_inc "${Kokkos_INCLUDE_DIRS}" REALPATH)

@@ -11,7 +11,8 @@ packages=(
   libhdf5-dev hdf5-tools
   libtomlplusplus-dev
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-  libopenblas-dev libeigen3-dev
+  libopenblas-dev libeigen3-dev libdlib-dev
+  gnuplot-nox
   libgtest-dev libbenchmark-dev
   python3-h5py
 )
