@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "autotune/mlperf_csv_line.hpp"
+#include "autotune/mlperf_names.hpp"
 
 namespace scaletune::autotune {
 namespace {
@@ -136,6 +137,8 @@ results::ConfigResult to_config(const Row& row, const std::string& source) {
   for (const char* key :
        {"accelerator", "host_processor", "framework", "round", "submitter", "system"})
     c.text_attrs[key] = row.text(key);
+  c.text_attrs["accelerator_model"] = canonical_accelerator(row.text("accelerator"));
+  c.text_attrs["software_stack"] = software_stack(row.text("framework"));
   c.text_attrs["source"] = source;
   return c;
 }
@@ -166,6 +169,10 @@ const std::vector<std::string>& mlperf_required_columns() {
                                                    "approx_throughput_img_s",
                                                    "logs_identical_to_round"};
   return columns;
+}
+
+bool is_mlperf_config(const results::ConfigResult& config) {
+  return config.workload.starts_with("mlperf:");
 }
 
 MlperfImport parse_mlperf_csv(std::istream& in, const std::string& path) {

@@ -11,6 +11,9 @@
 
 namespace scaletune::autotune {
 
+/// True for a configuration imported from MLPerf results (its workload starts with "mlperf:").
+bool is_mlperf_config(const results::ConfigResult& config);
+
 /// The configurations of one MLPerf CSV file.
 struct MlperfImport {
   std::vector<results::ConfigResult> configs;  ///< one per kept row, in file order
@@ -32,7 +35,8 @@ const std::vector<std::string>& mlperf_required_columns();
 /// synchronous data parallel), precision "unknown" (the file does not say), no per_rank_batch and
 /// no per-iteration data; number attributes time_to_train_minutes (min), epochs (epochs_median),
 /// nodes, and accelerators_per_node where the column exists and the row has a value; text
-/// attributes accelerator, host_processor, framework, round, submitter, system, source. Throws
+/// attributes accelerator, host_processor, framework, round, submitter, system, source, and
+/// accelerator_model (canonical_accelerator()) and software_stack (software_stack()). Throws
 /// std::invalid_argument "path:1: missing column 'X' ..." for a header without a required column,
 /// "path:LINE: expected N fields as in the header, got M" for a short or long row, "path:LINE:
 /// column 'X': expected a number, got 'abc'" for a non-numeric or empty numeric value (ranks and

@@ -110,6 +110,8 @@ TEST(MlperfImport, SpotValuesFromTheCsvText) {
   EXPECT_EQ(dell.text_attrs.at("framework"),
             "NGC MXNet 21.05 , NGC PyTorch 21.05 , NGC TensorFlow 21.05-tf1");
   EXPECT_EQ(dell.text_attrs.at("source"), "mlperf_training_resnet50_closed_v1.0-v3.1.csv");
+  EXPECT_EQ(dell.text_attrs.at("accelerator_model"), "A100-PCIE-40GB");
+  EXPECT_EQ(dell.text_attrs.at("software_stack"), "mxnet");
   EXPECT_TRUE(dell.per_rank_batch.empty());
   EXPECT_TRUE(dell.step_time.empty());
   // Line 3: v1.0,Dell,2xXE8545x4A100-SXM-80GB,...,4,2,8,...,29.8343,...,3264,35,1,,25050.4
