@@ -101,18 +101,24 @@ Natural law_gradient(const Natural& q, double p) {
   return {x / q[0], -x * (p - 1.0) / denominator, -x * p * (p - 1.0) / denominator};
 }
 
-/// Residuals law(p_j) − X_j and their Jacobian in θ, for Eigen's Levenberg-Marquardt.
+/// Residuals law(p_j) − X_j (divided by X_j when relative) and their Jacobian in θ, for Eigen's
+/// Levenberg-Marquardt.
 struct Residuals : Eigen::DenseFunctor<double> {
-  Residuals(const ModelSpec& spec, std::span<const ScalingPoint> points)
+  Residuals(const ModelSpec& spec, std::span<const ScalingPoint> points, Residual residual)
       : Eigen::DenseFunctor<double>(static_cast<int>(spec.free.size()),
                                     static_cast<int>(points.size())),
         m_spec(spec),
-        m_points(points) {}
+        m_points(points),
+        m_relative(residual == Residual::relative) {}
+
+  /// The divisor of point j's residual.
+  double scale(std::size_t j) const { return m_relative ? m_points[j].throughput : 1.0; }
 
   int operator()(const InputType& theta, ValueType& residual) const {
     const Natural q = natural_of(m_spec, theta);
     for (std::size_t j = 0; j < m_points.size(); ++j)
-      residual[static_cast<Eigen::Index>(j)] = law(q, m_points[j].ranks) - m_points[j].throughput;
+      residual[static_cast<Eigen::Index>(j)] =
+          (law(q, m_points[j].ranks) - m_points[j].throughput) / scale(j);
     return 0;
   }
 
@@ -123,7 +129,8 @@ struct Residuals : Eigen::DenseFunctor<double> {
       for (std::size_t k = 0; k < m_spec.free.size(); ++k) {
         const FreeParam& f = m_spec.free[k];
         const auto col = static_cast<Eigen::Index>(k);
-        jacobian(static_cast<Eigen::Index>(j), col) = g[f.index] * slope(f.transform, theta[col]);
+        jacobian(static_cast<Eigen::Index>(j), col) =
+            g[f.index] * slope(f.transform, theta[col]) / scale(j);
       }
     }
     return 0;
@@ -131,6 +138,7 @@ struct Residuals : Eigen::DenseFunctor<double> {
 
   const ModelSpec& m_spec;
   std::span<const ScalingPoint> m_points;
+  bool m_relative;
 };
 
 void check_points(std::span<const ScalingPoint> points) {
@@ -198,7 +206,8 @@ ScalingFit summarise(const ModelSpec& spec, const Natural& q,
   return fit;
 }
 
-FitAttempt fit_model(const ModelSpec& spec, std::span<const ScalingPoint> points) {
+FitAttempt fit_model(const ModelSpec& spec, std::span<const ScalingPoint> points,
+                     Residual residual) {
   check_points(points);
   FitAttempt attempt{.model = std::string(spec.name), .fit = {}, .reason = {}};
   std::set<double> rank_counts;
@@ -208,7 +217,7 @@ FitAttempt fit_model(const ModelSpec& spec, std::span<const ScalingPoint> points
                      " distinct rank counts, got " + std::to_string(rank_counts.size());
     return attempt;
   }
-  Residuals residuals(spec, points);
+  Residuals residuals(spec, points, residual);
   Eigen::LevenbergMarquardt<Residuals> solver(residuals);
   solver.setXtol(1e-12);
   solver.setFtol(1e-12);
@@ -233,12 +242,12 @@ double ScalingFit::param(std::string_view name) const {
   throw std::out_of_range(model + " fit has no parameter '" + std::string(name) + "'");
 }
 
-FitAttempt fit_amdahl(std::span<const ScalingPoint> points) {
-  return fit_model(kAmdahlSpec, points);
+FitAttempt fit_amdahl(std::span<const ScalingPoint> points, Residual residual) {
+  return fit_model(kAmdahlSpec, points, residual);
 }
 
-FitAttempt fit_usl(std::span<const ScalingPoint> points) {
-  return fit_model(kUslSpec, points);
+FitAttempt fit_usl(std::span<const ScalingPoint> points, Residual residual) {
+  return fit_model(kUslSpec, points, residual);
 }
 
 double predict(const ScalingFit& fit, double ranks) {

@@ -44,7 +44,16 @@ struct FitAttempt {
   std::string reason;             ///< why `fit` is empty; empty when there is a fit
 };
 
-/// Fits Amdahl's law by least squares on throughput (residuals in samples/s). Needs >= 2
+/// What the least squares of fit_amdahl() and fit_usl() minimise.
+enum class Residual {
+  absolute,  ///< predicted − measured throughput, samples/s: the largest throughputs weigh most
+  /// (predicted − measured) / measured: each point by its relative error, for data spanning
+  /// orders of magnitude (MLPerf submissions from 1 to 4,000 accelerators), where absolute
+  /// residuals let the few largest systems decide the fit.
+  relative,
+};
+
+/// Fits Amdahl's law by least squares on throughput (residuals as `residual` says). Needs >= 2
 /// distinct rank counts. Start: X1 = mean throughput at the smallest p divided by p, s = 0.05.
 /// Several points may share a rank count (configurations that differ only in batch split).
 /// Parameters stay in range by reparametrisation: X1 = e^a, s = sin²(b), with a, b free.
@@ -52,11 +61,11 @@ struct FitAttempt {
 /// measured p is reported as exactly 0. Convergence: Eigen status other than improper input,
 /// too many evaluations (limit 2000) or user stop; otherwise no fit, with the status as reason.
 /// Throws std::invalid_argument when a point has p < 1 or a throughput that is not positive.
-FitAttempt fit_amdahl(std::span<const ScalingPoint> points);
+FitAttempt fit_amdahl(std::span<const ScalingPoint> points, Residual residual = Residual::absolute);
 
 /// Fits the USL like fit_amdahl, needing >= 3 distinct rank counts. Start: X1 as for Amdahl,
 /// σ = 0.05, κ = 0.001. Reparametrised as X1 = e^a, σ = u², κ = v².
-FitAttempt fit_usl(std::span<const ScalingPoint> points);
+FitAttempt fit_usl(std::span<const ScalingPoint> points, Residual residual = Residual::absolute);
 
 /// The fitted throughput at `ranks` (p, may be fractional), samples/s.
 /// Throws std::invalid_argument for an unknown model and std::out_of_range for a missing

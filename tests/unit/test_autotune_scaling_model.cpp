@@ -82,6 +82,33 @@ TEST(AutotuneScalingModel, FitsWithTwoPercentNoiseStayWithinTenPercent) {
   EXPECT_LT(amdahl.fit->mape, 0.05);
 }
 
+// Each least-squares fit is optimal for its own residual: on noisy points spanning 1 to 1,024
+// ranks (throughputs over three orders of magnitude), the relative fit has the smaller root mean
+// square relative error and the absolute fit the smaller RMSE (samples/s); both recover exact
+// data alike.
+TEST(AutotuneScalingModel, RelativeResidualsMinimiseRelativeError) {
+  const std::vector<double> ranks = {1, 2, 4, 8, 16, 64, 256, 1024};
+  const auto pts = generate(500.0, 0.002, 0.0, ranks, 3, 0.08);
+  const auto rms_relative = [&](const at::ScalingFit& fit) {
+    double sum = 0;
+    for (const auto& pt : pts) sum += std::pow(at::predict(fit, pt.ranks) / pt.throughput - 1, 2);
+    return std::sqrt(sum / static_cast<double>(pts.size()));
+  };
+  for (auto fitter : {at::fit_amdahl, at::fit_usl}) {
+    const at::FitAttempt absolute = fitter(pts, at::Residual::absolute);
+    const at::FitAttempt relative = fitter(pts, at::Residual::relative);
+    ASSERT_TRUE(absolute.fit && relative.fit);
+    EXPECT_LE(rms_relative(*relative.fit), rms_relative(*absolute.fit) + 1e-12);
+    EXPECT_LE(absolute.fit->rmse, relative.fit->rmse + 1e-9);
+    EXPECT_LT(rms_relative(*relative.fit), 0.99 * rms_relative(*absolute.fit));  // not a tie
+  }
+  const auto exact = generate(500.0, 0.002, 0.0, ranks);
+  const at::FitAttempt a = at::fit_amdahl(exact, at::Residual::relative);
+  ASSERT_TRUE(a.fit.has_value());
+  expect_relative(a.fit->param("X1"), 500.0, 1e-6);
+  expect_relative(a.fit->param("s"), 0.002, 1e-4);
+}
+
 TEST(AutotuneScalingModel, AmdahlOnLinearScalingGivesZeroSerialFraction) {
   const at::FitAttempt a = at::fit_amdahl(generate(500.0, 0.0, 0.0, kRanks));
   ASSERT_TRUE(a.fit.has_value()) << a.reason;
