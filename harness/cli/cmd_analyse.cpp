@@ -1,6 +1,9 @@
 // scaletune inspect FILE.h5 and scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+// [--prices FILE.toml] [--train-samples N] [--weights NAME=W,...]
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -10,6 +13,8 @@
 
 #include "autotune/autotune.hpp"
 #include "autotune/collectives_table.hpp"
+#include "autotune/ranked_analysis.hpp"
+#include "autotune/report_plots.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -94,6 +99,35 @@ void write_report(const std::string& path, const std::string& text) {
   }
 }
 
+const std::set<std::string> kAutotuneOptions = {"--objective", "--report", "--prices",
+                                                "--train-samples", "--weights"};
+constexpr const char* kAutotuneUsage =
+    "scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md] [--prices FILE.toml] "
+    "[--train-samples N] [--weights NAME=W,...]";
+
+/// --train-samples N: a number of samples > 0. Throws UsageError for anything else.
+double train_samples(const Args& args) {
+  const std::string text = args.option("--train-samples");
+  if (text.empty()) return autotune::kDefaultTrainSamples;
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) || value <= 0)
+    throw UsageError("--train-samples takes a number of samples > 0, got '" + text + "'");
+  return value;
+}
+
+/// The ranking settings of the command line (prices read and checked here, before any analysis).
+autotune::RankedAnalysisOptions ranking_options(const Args& args) {
+  autotune::RankedAnalysisOptions options;
+  options.weights = args.option("--weights");
+  if (args.options.contains("--weights") && options.weights.empty())
+    throw UsageError("--weights takes NAME=WEIGHT,... e.g. --weights time_to_train=2");
+  options.metrics.train_samples = train_samples(args);
+  if (args.options.contains("--prices"))
+    options.metrics.prices = autotune::read_prices(args.option("--prices"));
+  return options;
+}
+
 int report_errors(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
@@ -126,23 +160,32 @@ int inspect_command(int argc, char** argv) {
 
 int autotune_command(int argc, char** argv) {
   return report_errors("autotune", [&] {
-    const Args args = parse_args(argc, argv, 2, "autotune", {"--objective", "--report"}, {});
-    expect_positionals(args, 1, SIZE_MAX,
-                       "scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]");
+    const Args args = parse_args(argc, argv, 2, "autotune", kAutotuneOptions, {});
+    expect_positionals(args, 1, SIZE_MAX, kAutotuneUsage);
     const auto objective =
         autotune::objective_from_string(args.option("--objective", "efficiency_floor"));
     const bool report = args.options.contains("--report");
     if (report) check_report_path(args.option("--report"));
+    autotune::RankedAnalysisOptions ranking = ranking_options(args);
     const results::ResultSet rs = load_all(args.positional);
-    const auto metrics = autotune::compute_metrics(rs);
+    const auto metrics = autotune::compute_metrics(rs, ranking.metrics);
     expect_training_configs(rs, args.positional, metrics.size());
     const auto fits = autotune::fit_series(metrics);
     const auto choice = autotune::recommend(metrics, objective);
-    std::cout << autotune::inspect_table(rs, metrics) << "\n"
-              << autotune::recommendation_text(choice);
     if (report) {
-      write_report(args.option("--report"), autotune::markdown_report(rs, metrics, fits, choice));
+      const std::filesystem::path path(args.option("--report"));
+      ranking.plot_dir = path.has_parent_path() ? path.parent_path() : ".";
+      ranking.plot_prefix = autotune::plot_prefix(path.string());
+    }
+    const auto ranked = autotune::ranked_analysis(rs, metrics, fits, ranking);
+    std::cout << autotune::inspect_table(rs, metrics) << "\n"
+              << autotune::recommendation_text(choice) << ranked.console;
+    if (report) {
+      write_report(args.option("--report"),
+                   autotune::markdown_report(rs, metrics, fits, choice) + ranked.markdown);
       std::cout << "report written to " << args.option("--report") << "\n";
+      for (const auto& plot : ranked.plots)
+        std::cout << "plot written to " << plot.string() << "\n";
     }
     return kOk;
   });

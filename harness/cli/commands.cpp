@@ -21,12 +21,21 @@ usage:
   scaletune plan JOB.toml [--world N]                 print the expanded configurations, run nothing
   scaletune inspect FILE.h5                           print a table of configurations and metrics,
                                                       and the collective results (/collectives)
-  scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+  scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md] [--prices FILE.toml]
+                    [--train-samples N] [--weights NAME=W,...]
                                                       fit scaling models and recommend a configuration
                                                       NAME: efficiency_floor (default: the highest
                                                       throughput at scaling efficiency >= 0.7),
                                                       throughput (the highest), efficiency (the
-                                                      highest throughput per rank)
+                                                      highest throughput per rank); then rank every
+                                                      configuration (TOPSIS), cluster them, mark the
+                                                      Pareto front of time to train against
+                                                      device-minutes, say which features drive the
+                                                      metrics; --report also writes SVG plots beside
+                                                      the report (with gnuplot). --prices: price per
+                                                      device-hour by accelerator (cost); N: samples
+                                                      a measured sweep's time to train stands for
+                                                      (default 1281167, one ImageNet epoch)
   scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]
                                                       read nccl-tests or OSU osu_bw logs into the
                                                       /collectives table of FILE.h5 (a new file, or

@@ -10,7 +10,8 @@ int run_command(int argc, char** argv);
 int plan_command(int argc, char** argv);
 /// scaletune inspect FILE.h5: prints the configuration table and the /collectives rows.
 int inspect_command(int argc, char** argv);
-/// scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
+/// scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md] [--prices FILE.toml]
+/// [--train-samples N] [--weights NAME=W,...]: metrics, fits, recommendation, ranking, plots.
 int autotune_command(int argc, char** argv);
 /// scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]: stores the logs' rows in
 /// /collectives of a new or an existing result file; scaletune import mlperf FILE.csv --out
