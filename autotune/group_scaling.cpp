@@ -24,18 +24,7 @@ std::set<double> device_counts(std::span<const ScalingPoint> points) {
 ScalingFit perfect_scaling(std::span<const ScalingPoint> points) {
   double x1 = 0.0;
   for (const ScalingPoint& pt : points) x1 += pt.throughput / pt.ranks / points.size();
-  ScalingFit fit{.model = std::string(kAmdahl),
-                 .params = {{"X1", x1}, {"s", 0.0}},
-                 .rmse = 0,
-                 .mape = 0,
-                 .points = static_cast<int>(points.size())};
-  for (const ScalingPoint& pt : points) {
-    const double error = predict(fit, pt.ranks) - pt.throughput;
-    fit.rmse += error * error / fit.points;
-    fit.mape += std::fabs(error) / pt.throughput / fit.points;
-  }
-  fit.rmse = std::sqrt(fit.rmse);
-  return fit;
+  return scaling_fit(kAmdahl, {{"X1", x1}, {"s", 0.0}}, points);
 }
 
 /// Mean absolute percentage error on the points at each count when fitted on the others;

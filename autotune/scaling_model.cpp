@@ -190,20 +190,9 @@ Natural snap_to_zero(Natural q, std::span<const ScalingPoint> points) {
 
 ScalingFit summarise(const ModelSpec& spec, const Natural& q,
                      std::span<const ScalingPoint> points) {
-  ScalingFit fit{.model = std::string(spec.name),
-                 .params = {},
-                 .rmse = 0,
-                 .mape = 0,
-                 .points = static_cast<int>(points.size())};
-  for (const FreeParam& f : spec.free) fit.params.emplace_back(f.name, q[f.index]);
-  for (const ScalingPoint& pt : points) {
-    const double error = law(q, pt.ranks) - pt.throughput;
-    fit.rmse += error * error;
-    fit.mape += std::fabs(error) / pt.throughput;
-  }
-  fit.rmse = std::sqrt(fit.rmse / fit.points);
-  fit.mape /= fit.points;
-  return fit;
+  std::vector<std::pair<std::string, double>> params;
+  for (const FreeParam& f : spec.free) params.emplace_back(f.name, q[f.index]);
+  return scaling_fit(spec.name, std::move(params), points);
 }
 
 FitAttempt fit_model(const ModelSpec& spec, std::span<const ScalingPoint> points,
@@ -248,6 +237,23 @@ FitAttempt fit_amdahl(std::span<const ScalingPoint> points, Residual residual) {
 
 FitAttempt fit_usl(std::span<const ScalingPoint> points, Residual residual) {
   return fit_model(kUslSpec, points, residual);
+}
+
+ScalingFit scaling_fit(std::string_view model, std::vector<std::pair<std::string, double>> params,
+                       std::span<const ScalingPoint> points) {
+  ScalingFit fit{.model = std::string(model),
+                 .params = std::move(params),
+                 .rmse = 0,
+                 .mape = 0,
+                 .points = static_cast<int>(points.size())};
+  for (const ScalingPoint& pt : points) {
+    const double error = predict(fit, pt.ranks) - pt.throughput;
+    fit.rmse += error * error;
+    fit.mape += std::fabs(error) / pt.throughput;
+  }
+  fit.rmse = std::sqrt(fit.rmse / fit.points);
+  fit.mape /= fit.points;
+  return fit;
 }
 
 double predict(const ScalingFit& fit, double ranks) {

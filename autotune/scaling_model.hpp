@@ -67,6 +67,11 @@ FitAttempt fit_amdahl(std::span<const ScalingPoint> points, Residual residual = 
 /// σ = 0.05, κ = 0.001. Reparametrised as X1 = e^a, σ = u², κ = v².
 FitAttempt fit_usl(std::span<const ScalingPoint> points, Residual residual = Residual::absolute);
 
+/// A fit of `model` with `params` (as ScalingFit::params) and its RMSE and MAPE on `points`
+/// (non-empty). Throws as predict() does for an unknown model or a missing parameter.
+ScalingFit scaling_fit(std::string_view model, std::vector<std::pair<std::string, double>> params,
+                       std::span<const ScalingPoint> points);
+
 /// The fitted throughput at `ranks` (p, may be fractional), samples/s.
 /// Throws std::invalid_argument for an unknown model and std::out_of_range for a missing
 /// parameter.
