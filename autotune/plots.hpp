@@ -15,9 +15,12 @@ struct Curve {
   /// How the points are drawn; lines join the points in the order given.
   enum class Style { points, line, linespoints };
 
-  std::string label;                              ///< legend text, shown verbatim
+  std::string label;                              ///< legend text, verbatim; "": no entry
   std::vector<std::pair<double, double>> points;  ///< (x, y) in the units of the axis labels
   Style style = Style::points;
+  /// Curves of one group >= 0 share colour and point type (a series' points and its fitted
+  /// curve); -1: the curve's own, by its position. Give every curve of a plot a group, or none.
+  int group = -1;
 };
 
 /// One plot: axes, labels and series. Text is shown verbatim (no gnuplot markup: '_' and '^'

@@ -48,28 +48,31 @@ struct SeriesCurves {
   Curve measured_throughput, fitted_throughput, measured_efficiency, fitted_efficiency;
 };
 
+/// The curves of `series`, group `group`: its points labelled, its fitted curve in the same
+/// colour without a legend entry.
 SeriesCurves curves_of(std::span<const ConfigMetrics> metrics, const std::string& series,
-                       const ScalingFit* fit) {
+                       const ScalingFit* fit, int group) {
   const std::string label = series_label(series);
-  SeriesCurves c{{label, {}, Curve::Style::points},
-                 {label + " fit (" + (fit ? fit->model : "") + ")", {}, Curve::Style::line},
-                 {label, {}, Curve::Style::points},
-                 {label + " fit", {}, Curve::Style::line}};
+  SeriesCurves c{{label, {}, Curve::Style::points, group},
+                 {"", {}, Curve::Style::line, group},
+                 {label, {}, Curve::Style::points, group},
+                 {"", {}, Curve::Style::line, group}};
   double lo = INFINITY, hi = 0;
+  double baseline_per_device = 0;  // X(p0)/p0 of the series baseline: (X/p) / E of any member
   for (const ConfigMetrics& m : metrics)
     if (m.status == results::Status::ok && m.series == series) {
       c.measured_throughput.points.emplace_back(m.ranks, m.throughput);
       c.measured_efficiency.points.emplace_back(m.ranks, m.scaling_efficiency);
       lo = std::min(lo, double(m.ranks));
       hi = std::max(hi, double(m.ranks));
+      baseline_per_device = m.throughput_per_rank / m.scaling_efficiency;
     }
   if (!fit || !(hi > lo)) return c;
-  const double x0 = predict(*fit, lo);
   for (int k = 0; k < kCurvePoints; ++k) {
     const double p = lo * std::pow(hi / lo, double(k) / (kCurvePoints - 1));
     const double x = predict(*fit, p);
     c.fitted_throughput.points.emplace_back(p, x);
-    c.fitted_efficiency.points.emplace_back(p, x * lo / (p * x0));
+    c.fitted_efficiency.points.emplace_back(p, x / p / baseline_per_device);
   }
   return c;
 }
@@ -77,21 +80,22 @@ SeriesCurves curves_of(std::span<const ConfigMetrics> metrics, const std::string
 std::vector<Plot> scaling_plots(std::span<const ConfigMetrics> metrics,
                                 std::span<const SeriesFits> fits, std::size_t max_series) {
   Plot throughput{"throughput",
-                  "Throughput against devices",
+                  "Throughput against devices (lines: fitted laws)",
                   "devices",
                   "throughput (samples/s)",
                   true,
                   true,
                   {}};
   Plot efficiency{"efficiency",
-                  "Scaling efficiency against devices",
+                  "Scaling efficiency against devices (lines: fitted laws)",
                   "devices",
                   "scaling efficiency",
                   true,
                   false,
                   {}};
+  int group = 0;
   for (const std::string& series : largest_series(metrics, max_series)) {
-    SeriesCurves c = curves_of(metrics, series, best_fit(fits, series));
+    SeriesCurves c = curves_of(metrics, series, best_fit(fits, series), group++);
     throughput.curves.push_back(std::move(c.measured_throughput));
     efficiency.curves.push_back(std::move(c.measured_efficiency));
     if (c.fitted_throughput.points.empty()) continue;
@@ -102,11 +106,11 @@ std::vector<Plot> scaling_plots(std::span<const ConfigMetrics> metrics,
 }
 
 Plot pareto_plot(std::span<const ConfigMetrics> metrics, const Ranking& ranking) {
-  Curve all{"configurations", {}, Curve::Style::points};
+  Curve all{"configurations", {}, Curve::Style::points, -1};
   for (const ConfigMetrics& m : metrics)
     if (m.status == results::Status::ok)
       all.points.emplace_back(m.device_minutes, m.time_to_train_min);
-  Curve front{"Pareto front", {}, Curve::Style::linespoints};
+  Curve front{"Pareto front", {}, Curve::Style::linespoints, -1};
   for (std::size_t i : ranking.pareto)
     front.points.emplace_back(metrics[i].device_minutes, metrics[i].time_to_train_min);
   return {"pareto",
@@ -124,7 +128,7 @@ Plot clusters_plot(std::span<const ConfigMetrics> metrics, const Ranking& rankin
             true,       false,
             {}};
   for (std::size_t k = 0; k < ranking.clusters.size(); ++k) {
-    Curve c{"cluster " + std::to_string(k + 1), {}, Curve::Style::points};
+    Curve c{"cluster " + std::to_string(k + 1), {}, Curve::Style::points, -1};
     for (std::size_t i : ranking.clusters[k].members)
       c.points.emplace_back(metrics[i].ranks, metrics[i].throughput_per_rank);
     plot.curves.push_back(std::move(c));

@@ -18,7 +18,8 @@ namespace scaletune::autotune {
 ///   `max_series` series with the most ok configurations (points) and each one's fitted curve
 ///   (its fit of lowest RMSE, from the fewest to the most devices measured);
 /// - "efficiency": scaling efficiency against devices for the same series, and the fitted
-///   curve's efficiency X(p)·p0 / (p·X(p0)), p0 the series' fewest devices;
+///   curve's X(p)·p0 / (p·X0), X0 the measured throughput of the series baseline at p0 (as the
+///   measured efficiencies are);
 /// - "pareto": time to train (min) against device-minutes of every ok configuration, log-log,
 ///   and the Pareto front as a line;
 /// - "clusters" (when the ranking has clusters): throughput per device against devices, one

@@ -26,7 +26,9 @@ std::vector<SeriesFits> fit_series(std::span<const ConfigMetrics> metrics) {
   std::vector<SeriesFits> all;
   for (const auto& [series, points] : points_by_series(metrics)) {
     const double p_max = std::ranges::max(points, {}, &ScalingPoint::ranks).ranks;
-    all.push_back({series, static_cast<int>(p_max), {fit_amdahl(points), fit_usl(points)}});
+    all.push_back({series,
+                   static_cast<int>(p_max),
+                   {fit_amdahl(points, Residual::relative), fit_usl(points, Residual::relative)}});
   }
   return all;
 }

@@ -21,7 +21,9 @@ struct SeriesFits {
 /// Fits Amdahl and the USL to throughput against ranks of the ok configurations of each series,
 /// series in order of first appearance; series without an ok configuration are left out.
 /// Configurations that differ only in batch split give several points at one rank count, all
-/// fitted by least squares; the laws need distinct rank counts (fit_amdahl, fit_usl).
+/// fitted by least squares on relative errors (Residual::relative: each configuration counts by
+/// its relative error, so a series from 8 to 4,000 devices is not fitted to its largest
+/// alone); the laws need distinct rank counts (fit_amdahl, fit_usl).
 std::vector<SeriesFits> fit_series(std::span<const ConfigMetrics> metrics);
 
 }  // namespace scaletune::autotune

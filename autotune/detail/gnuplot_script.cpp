@@ -47,8 +47,8 @@ bool drawable(double v, bool log_axis) {
   return std::isfinite(v) && (!log_axis || v > 0.0);
 }
 
-// Colour and point type of curve k: they advance together, and the point type shifts by one
-// more every round of colours, so (colour, point type) pairs differ for the first 64 curves.
+// Colour and point type of curve (or group) k: they advance together, and the point type shifts by
+// one more every round of colours, so (colour, point type) pairs differ for the first 64 curves.
 std::string with_clause(Curve::Style style, std::size_t k) {
   const std::string colour = " lc rgb '" + std::string(kColours[k % kColours.size()]) + "'";
   const std::string point =
@@ -74,8 +74,9 @@ std::string plot_command(const std::vector<Curve>& curves) {
   std::string text = "plot ";
   for (std::size_t k = 0; k < curves.size(); ++k) {
     if (k > 0) text += ", \\\n     ";
-    text += "$c" + std::to_string(k) + " using 1:2 " + with_clause(curves[k].style, k) + " title " +
-            gnuplot_string(curves[k].label);
+    const std::size_t look = curves[k].group >= 0 ? static_cast<std::size_t>(curves[k].group) : k;
+    text += "$c" + std::to_string(k) + " using 1:2 " + with_clause(curves[k].style, look) +
+            (curves[k].label.empty() ? " notitle" : " title " + gnuplot_string(curves[k].label));
   }
   return text + "\n";
 }
@@ -96,7 +97,7 @@ namespace detail {
 std::vector<Curve> drawable_curves(const Plot& plot) {
   std::vector<Curve> curves;
   for (const Curve& curve : plot.curves) {
-    Curve kept{curve.label, {}, curve.style};
+    Curve kept{curve.label, {}, curve.style, curve.group};
     std::copy_if(curve.points.begin(), curve.points.end(), std::back_inserter(kept.points),
                  [&](const std::pair<double, double>& p) {
                    return drawable(p.first, plot.log_x) && drawable(p.second, plot.log_y);

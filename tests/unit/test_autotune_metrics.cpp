@@ -207,9 +207,13 @@ TEST(AutotuneMetrics, SeriesFitsTakeSeveralSplitsAtOneRankCount) {
   const at::FitAttempt& amdahl = fits[0].attempts[0];
   ASSERT_TRUE(amdahl.fit.has_value()) << amdahl.reason;
   EXPECT_EQ(amdahl.fit->points, 3);
+  // Relative least squares: X(1) = 1000 exactly, and X(3) minimises (X/2400 - 1)^2 +
+  // (X/3000 - 1)^2, so X(3) = (1/2400 + 1/3000) / (1/2400^2 + 1/3000^2) and 3000 / (1 + 2s) = X(3).
+  const double x3 = (1 / 2400.0 + 1 / 3000.0) / (1 / (2400.0 * 2400.0) + 1 / (3000.0 * 3000.0));
   EXPECT_NEAR(amdahl.fit->param("X1"), 1000.0, 1e-6);
-  EXPECT_NEAR(amdahl.fit->param("s"), 1.0 / 18.0, 1e-9);
-  EXPECT_NEAR(amdahl.fit->rmse, std::sqrt(2.0 * 300.0 * 300.0 / 3.0), 1e-6);
+  EXPECT_NEAR(amdahl.fit->param("s"), (3000.0 / x3 - 1) / 2, 1e-9);
+  EXPECT_NEAR(amdahl.fit->rmse,
+              std::sqrt(((x3 - 2400) * (x3 - 2400) + (x3 - 3000) * (x3 - 3000)) / 3.0), 1e-6);
 }
 
 TEST(AutotuneMetrics, PhaseSharesMatchANaiveLoopAndAddUpToOne) {

@@ -227,6 +227,23 @@ TEST(GnuplotScript, EveryCurveGetsItsOwnColourAndPointType) {
   EXPECT_EQ(pairs.size(), 64u);
 }
 
+TEST(GnuplotScript, CurvesOfOneGroupShareTheirLookAndAnEmptyLabelHasNoKeyEntry) {
+  at::Plot plot;
+  plot.name = "groups";
+  plot.curves = {{"a", {{1, 1}}, Style::points, 0},
+                 {"", {{1, 1}, {2, 2}}, Style::line, 0},
+                 {"b", {{1, 2}}, Style::points, 1},
+                 {"", {{1, 2}, {2, 3}}, Style::line, 1}};
+  const std::string script = at::gnuplot_script(plot, "groups.svg");
+  const auto colours = captures(script, R"(lc rgb '(#[0-9A-Fa-f]{6})')");
+  ASSERT_EQ(colours.size(), 4u);
+  EXPECT_EQ(colours[0], colours[1]);
+  EXPECT_EQ(colours[2], colours[3]);
+  EXPECT_NE(colours[0], colours[2]);
+  EXPECT_EQ(captures(script, R"((notitle))").size(), 2u);
+  EXPECT_EQ(captures(script, R"(title '([ab])')").size(), 2u);
+}
+
 TEST(RenderPlots, BadPlotsThrowBeforeAnythingRuns) {
   const TempFolder temp;
   const ScopedEnv path("PATH", temp.path().string());
