@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -69,10 +70,11 @@ void check_ok_numbers(const results::ConfigResult& c, const std::string& file_pa
 /// An MLPerf submission's score (min); throws naming file and id when it is missing or not > 0.
 double mlperf_score(const results::ConfigResult& c, const std::string& file_path) {
   const auto it = c.number_attrs.find("time_to_train_minutes");
-  if (it != c.number_attrs.end() && it->second > 0.0) return it->second;
+  if (it != c.number_attrs.end() && it->second > 0.0 && std::isfinite(it->second))
+    return it->second;
   throw std::invalid_argument(file_path + ": /configs/" + c.id +
-                              " is an MLPerf submission without a positive time_to_train_minutes "
-                              "attribute (minutes); re-import it with scaletune import mlperf");
+                              " is an MLPerf submission without a finite positive number "
+                              "attribute time_to_train_minutes (minutes, its score)");
 }
 
 /// The cost of `device_minutes` on `uses` (each use's devices at its price), NaN when a

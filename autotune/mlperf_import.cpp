@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "autotune/detail/format.hpp"
 #include "autotune/mlperf_csv_line.hpp"
 #include "autotune/mlperf_names.hpp"
 
@@ -115,8 +116,8 @@ std::string base_id(const Row& row) {
 }
 
 void add_number_attrs(const Row& row, results::ConfigResult& c) {
-  c.number_attrs["time_to_train_minutes"] = row.number("time_to_train_minutes");
-  c.number_attrs["epochs"] = row.number("epochs_median");
+  c.number_attrs["time_to_train_minutes"] = row.positive("time_to_train_minutes");
+  c.number_attrs["epochs"] = row.positive("epochs_median");
   c.number_attrs["nodes"] = row.number("nodes");
   if (row.columns.contains("accelerators_per_node") && !row.text("accelerators_per_node").empty())
     c.number_attrs["accelerators_per_node"] = row.number("accelerators_per_node");
@@ -196,6 +197,14 @@ MlperfImport parse_mlperf_csv(std::istream& in, const std::string& path) {
     config.id = unique_id(base_id(row), taken);
     result.configs.push_back(std::move(config));
   }
+  if (result.configs.empty())
+    throw std::invalid_argument(path + ": no row to import (" +
+                                (result.duplicates_dropped > 0
+                                     ? "every row repeats an earlier round: " +
+                                           detail::counted(result.duplicates_dropped, "row") +
+                                           " dropped"
+                                     : std::string("no data row after the header")) +
+                                ")");
   return result;
 }
 

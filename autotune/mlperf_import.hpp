@@ -40,8 +40,8 @@ const std::vector<std::string>& mlperf_required_columns();
 /// std::invalid_argument "path:1: missing column 'X' ..." for a header without a required column,
 /// "path:LINE: expected N fields as in the header, got M" for a short or long row, "path:LINE:
 /// column 'X': expected a number, got 'abc'" for a non-numeric or empty numeric value (ranks and
-/// global batch must be whole numbers >= 1, throughput > 0), and "path: no header line" for an
-/// empty file.
+/// global batch must be whole numbers >= 1; throughput, time to train and epochs > 0), "path: no
+/// header line" for an empty file, and "path: no row to import (...)" when no row is kept.
 MlperfImport parse_mlperf_csv(std::istream& in, const std::string& path);
 
 /// parse_mlperf_csv() of the file `path`; throws std::invalid_argument "path: cannot read the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <utility>
 
 namespace scaletune::autotune {
 namespace {
@@ -34,6 +35,14 @@ void drop_power_rating(std::string& text) {
   if (open != std::string::npos) text = trim(text.substr(0, open));
 }
 
+/// One model under two names in the MLPerf results: (name, the name used for both).
+constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kAliases = {{
+    {"TPU", "TPU-V4"},                // v1.0's Google TPU systems are tpu-v4 (family TPU-v4)
+    {"A30-PCIE-24GB", "A30"},         // the A30 is made only as a 24 GB PCIe card
+    {"H100-PCIE", "H100-PCIE-80GB"},  // the H100 PCIe is made only with 80 GB
+    {"GAUDI HL-205", "GAUDI"},        // HL-205 is the Gaudi mezzanine card
+}};
+
 void replace_all(std::string& text, std::string_view from, std::string_view to) {
   for (std::size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
     text.replace(at, from.size(), to);
@@ -49,6 +58,8 @@ std::string canonical_accelerator(std::string_view accelerator) {
   remove_suffix(name, " CTS");
   replace_all(name, "SXM4", "SXM");
   replace_all(name, "SXM5", "SXM");
+  for (const auto& [alias, model] : kAliases)
+    if (name == alias) return std::string(model);
   return name;
 }
 

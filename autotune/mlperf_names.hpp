@@ -12,7 +12,10 @@ namespace scaletune::autotune {
 /// "Habana ", "Intel ": Habana Labs is Intel's, and its Gaudi2 is submitted under both) dropped, a
 /// trailing power rating in parentheses ("(400W)") and a trailing " CTS" (custom thermal
 /// solution) dropped, "SXM4"/"SXM5" read as "SXM" (the only SXM generation of A100 and of H100),
-/// upper case, blanks trimmed. "NVIDIA A100-SXM4-80GB (400W)" -> "A100-SXM-80GB",
+/// upper case, blanks trimmed; then the names of one model spelled two ways made one: "TPU" ->
+/// "TPU-V4" (MLPerf v1.0's Google TPU systems are TPU v4), "A30-PCIE-24GB" -> "A30" (the only
+/// A30), "H100-PCIE" -> "H100-PCIE-80GB" (the only H100 PCIe), "GAUDI HL-205" -> "GAUDI" (the
+/// Gaudi card). "NVIDIA A100-SXM4-80GB (400W)" -> "A100-SXM-80GB",
 /// "NVIDIA A100-PCIe-80GB" -> "A100-PCIE-80GB", "Habana Gaudi2" and "Intel Gaudi2" -> "GAUDI2".
 /// Empty -> "".
 std::string canonical_accelerator(std::string_view accelerator);

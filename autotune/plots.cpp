@@ -1,12 +1,15 @@
 #include "autotune/plots.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <system_error>
+#include <thread>
 
 #include "autotune/detail/gnuplot_script.hpp"
 
@@ -27,6 +31,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::size_t kMaxMessageChars = 200;
+/// How often a running gnuplot is checked for having ended: a plot takes about 0.1 s.
+constexpr std::chrono::milliseconds kPollInterval{10};
 
 bool stem_chars_only(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) {
@@ -115,10 +121,37 @@ std::string last_message_line(const fs::path& path) {
   return last.substr(0, kMaxMessageChars);
 }
 
-// Runs `gnuplot script` with stdin and stdout on /dev/null and stderr into `stderr_path`.
-// Returns an empty string on exit status 0, else what went wrong.
+// `time_limit` in seconds as short text: "60", "0.25".
+std::string seconds_text(std::chrono::milliseconds time_limit) {
+  std::array<char, 32> text{};
+  std::snprintf(text.data(), text.size(), "%g", std::chrono::duration<double>(time_limit).count());
+  return text.data();
+}
+
+// Waits for the child `pid` (the program `program`) to end and stores its wait status in
+// `status`; past `time_limit` kills it (SIGKILL) and reaps it. Returns an empty string when it
+// ended by itself, else what went wrong.
+std::string wait_within(pid_t pid, const std::string& program, std::chrono::milliseconds time_limit,
+                        int& status) {
+  const auto deadline = std::chrono::steady_clock::now() + time_limit;
+  for (;;) {
+    const pid_t ended = ::waitpid(pid, &status, WNOHANG);
+    if (ended == pid) return {};
+    if (ended < 0 && errno != EINTR)
+      return "lost track of " + program + ": " + std::strerror(errno);
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) continue;
+      return "gnuplot ran longer than " + seconds_text(time_limit) + " s and was stopped";
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
+// Runs `gnuplot script` with stdin and stdout on /dev/null and stderr into `stderr_path`, for at
+// most `time_limit`. Returns an empty string on exit status 0, else what went wrong.
 std::string run_gnuplot(const fs::path& gnuplot, const fs::path& script,
-                        const fs::path& stderr_path) {
+                        const fs::path& stderr_path, std::chrono::milliseconds time_limit) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -132,8 +165,8 @@ std::string run_gnuplot(const fs::path& gnuplot, const fs::path& script,
   posix_spawn_file_actions_destroy(&actions);
   if (spawn_error != 0) return "cannot start " + program + ": " + std::strerror(spawn_error);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return "lost track of " + program + ": " + std::strerror(errno);
+  if (std::string failure = wait_within(pid, program, time_limit, status); !failure.empty())
+    return failure;
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return {};
   const std::string how = WIFEXITED(status)
                               ? "gnuplot exited with status " + std::to_string(WEXITSTATUS(status))
@@ -145,13 +178,14 @@ std::string run_gnuplot(const fs::path& gnuplot, const fs::path& script,
 // Draws one plot into `svg` through a hidden partial file beside it. Returns an empty string
 // when `svg` was written, else why not.
 std::string render_one(const Plot& plot, const fs::path& gnuplot, const fs::path& svg,
-                       const TempDir& temp) {
+                       const TempDir& temp, std::chrono::milliseconds time_limit) {
   if (detail::drawable_curves(plot).empty()) return detail::nothing_to_draw(plot);
   const fs::path partial = svg.parent_path() / ("." + svg.filename().string() + "." +
                                                 std::to_string(::getpid()) + ".partial");
   const fs::path script = temp.path() / (plot.name + ".gp");
   write_text(script, gnuplot_script(plot, partial));
-  std::string failure = run_gnuplot(gnuplot, script, temp.path() / (plot.name + ".stderr"));
+  std::string failure =
+      run_gnuplot(gnuplot, script, temp.path() / (plot.name + ".stderr"), time_limit);
   std::error_code ec;
   if (failure.empty() && !fs::is_regular_file(partial, ec)) failure = "gnuplot wrote no file";
   if (!failure.empty()) {
@@ -179,7 +213,7 @@ void create_folder(const fs::path& dir) {
 }  // namespace
 
 PlotOutcome render_plots(std::span<const Plot> plots, const std::filesystem::path& dir,
-                         const std::string& prefix) {
+                         const std::string& prefix, std::chrono::milliseconds time_limit) {
   check_plots(plots, prefix);
   PlotOutcome outcome;
   if (plots.empty()) return outcome;
@@ -193,7 +227,7 @@ PlotOutcome render_plots(std::span<const Plot> plots, const std::filesystem::pat
   std::string failures;
   for (const Plot& plot : plots) {
     const fs::path svg = dir / (prefix + plot.name + ".svg");
-    const std::string failure = render_one(plot, *gnuplot, svg, temp);
+    const std::string failure = render_one(plot, *gnuplot, svg, temp, time_limit);
     if (failure.empty())
       outcome.files.push_back(svg);
     else

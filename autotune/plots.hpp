@@ -2,6 +2,7 @@
 // Plots for the autotune report, rendered to SVG by gnuplot: a generic layer of named plots made
 // of data series; which plots a report holds is decided where the metrics are.
 
+#include <chrono>
 #include <filesystem>
 #include <span>
 #include <string>
@@ -43,20 +44,28 @@ struct PlotOutcome {
   std::string notice;
 };
 
+/// How long one gnuplot run of render_plots() may take before it is stopped: drawing a report
+/// plot takes well under a second, so a run this long is hanging (waiting on a display, a
+/// broken installation).
+inline constexpr std::chrono::seconds kGnuplotTimeLimit{60};
+
 /// Writes `<dir>/<prefix><plot.name>.svg` for each plot (creating `dir`) by running gnuplot,
 /// looked up in the directories of PATH (an unset or empty PATH finds none), once per plot with
 /// the script of gnuplot_script(). Each SVG is written under a temporary name in `dir` and
-/// renamed when gnuplot succeeds, so a file is never left half written.
-/// Never throws for a missing gnuplot, a gnuplot failure or a plot without a drawable point
-/// (see gnuplot_script()): such plots get no file and `notice` names them with the reason
-/// (gnuplot's exit status and error message).
+/// renamed when gnuplot succeeds, so a file is never left half written. A gnuplot run still
+/// going after `time_limit` (tests pass a short one) is killed (SIGKILL) and reaped.
+/// Never throws for a missing gnuplot, a gnuplot failure, a gnuplot run past `time_limit` or a
+/// plot without a drawable point (see gnuplot_script()): such plots get no file and `notice`
+/// names them with the reason (gnuplot's exit status and error message; "gnuplot ran longer
+/// than 60 s and was stopped").
 /// Throws std::invalid_argument for a name or prefix outside [a-z0-9_-] (the name also empty),
 /// two plots with the same name, a plot without curves or without any point, or a `dir` holding
 /// a control character;
 /// std::runtime_error naming the path when `dir` or a temporary folder cannot be created or a
 /// file cannot be renamed.
 PlotOutcome render_plots(std::span<const Plot> plots, const std::filesystem::path& dir,
-                         const std::string& prefix);
+                         const std::string& prefix,
+                         std::chrono::milliseconds time_limit = kGnuplotTimeLimit);
 
 /// The gnuplot script that draws `plot` into `svg_path`: an SVG terminal of 800x500 with text
 /// taken verbatim (noenhanced), title, axis labels, grid, legend below the axes, log

@@ -22,24 +22,41 @@ std::vector<const ConfigMetrics*> ok_of(std::span<const ConfigMetrics> metrics) 
   return ok;
 }
 
-/// Why cost cannot be a criterion: "" when every ok configuration has a cost.
+/// Why cost cannot be a criterion: "" when every ok configuration has a finite cost.
 std::string cost_left_out(std::span<const ConfigMetrics> metrics, const MetricsOptions& options) {
-  if (!options.prices) return "";
+  if (!options.prices) return "no price table (--prices FILE.toml)";
   std::set<std::string> unpriced;
   for (const ConfigMetrics* m : ok_of(metrics))
-    if (std::isnan(m->cost)) unpriced.insert(m->accelerator);
+    if (!std::isfinite(m->cost)) unpriced.insert(m->accelerator);
   if (unpriced.empty()) return "";
   std::string names;
   for (const std::string& name : unpriced) names += (names.empty() ? "" : ", ") + name;
-  return options.prices->path + " has no price for " + names;
+  return options.prices->path + " gives no finite price for " + names;
 }
 
+/// The criteria with the weights of --weights; "cost" there without a cost to rank is refused
+/// with the reason.
 std::vector<RankingCriterion> criteria_for(const RankedAnalysisOptions& options,
                                            const std::string& left_out) {
-  std::vector<RankingCriterion> criteria =
-      default_criteria(options.metrics.prices.has_value() && left_out.empty());
+  std::vector<RankingCriterion> criteria = default_criteria(left_out.empty());
+  if (!left_out.empty() && options.weights.find("cost") != std::string::npos) {
+    auto with_cost = default_criteria(true);
+    set_weights(with_cost, options.weights);  // a typo is reported as such first
+    if (with_cost.back().weight > 0)
+      throw std::invalid_argument("--weights " + options.weights +
+                                  ": cost cannot be ranked: " + left_out);
+  }
   if (!options.weights.empty()) set_weights(criteria, options.weights);
   return criteria;
+}
+
+/// The time-to-train section; bad MLPerf attributes are named with the file.
+TttSection checked_ttt_section(const results::ResultSet& results) {
+  try {
+    return ttt_section(results.configs);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(results.path + ": " + e.what());
+  }
 }
 
 /// Renders the plots; returns their links (file names relative to the report).
@@ -85,17 +102,19 @@ RankedAnalysis ranked_analysis(const results::ResultSet& results,
   }
   const std::string left_out = cost_left_out(metrics, options.metrics);
   const Ranking ranking = rank_configurations(metrics, criteria_for(options, left_out));
+  const TttSection ttt = checked_ttt_section(results);  // every check before anything is drawn
+  const Drivers drivers = explain_metrics(results, metrics);
   RankingContext context{.metrics = metrics,
                          .train_samples = options.metrics.train_samples,
                          .currency = options.metrics.prices ? options.metrics.prices->currency : "",
-                         .cost_left_out = left_out,
+                         .cost_left_out = options.metrics.prices ? left_out : "",
                          .plots = {}};
   out.console = console_lines(metrics, ranking);
-  if (options.plot_dir) context.plots = draw(report_plots(metrics, fits, ranking), options, out);
-  const TttSection ttt = ttt_section(results.configs);
+  if (options.metrics.prices && !left_out.empty())
+    out.console += "cost not ranked: " + left_out + "\n";
   if (!ttt.check_line.empty()) out.console += ttt.check_line + "\n";
-  out.markdown =
-      ranking_sections(context, ranking, explain_metrics(results, metrics)) + ttt.markdown;
+  if (options.plot_dir) context.plots = draw(report_plots(metrics, fits, ranking), options, out);
+  out.markdown = ranking_sections(context, ranking, drivers) + ttt.markdown;
   return out;
 }
 

@@ -143,12 +143,16 @@ std::vector<std::size_t> front_of(std::span<const ConfigMetrics> metrics,
 
 std::vector<RankingCriterion> default_criteria(bool with_cost) {
   std::vector<RankingCriterion> c = {
-      {"throughput", "samples/s", 0.0, true, true, &ConfigMetrics::throughput},
-      {"throughput_per_device", "samples/s", 0.0, true, true, &ConfigMetrics::throughput_per_rank},
-      {"time_to_train", "min", 1.0, false, true, &ConfigMetrics::time_to_train_min},
-      {"device_minutes", "device-min", 1.0, false, true, &ConfigMetrics::device_minutes},
-      {"scaling_efficiency", "", 1.0, true, false, &ConfigMetrics::scaling_efficiency}};
-  if (with_cost) c.push_back({"cost", "", 1.0, false, true, &ConfigMetrics::cost});
+      {"throughput", "throughput", "samples/s", 0.0, true, true, &ConfigMetrics::throughput},
+      {"throughput_per_device", "throughput per device", "samples/s", 0.0, true, true,
+       &ConfigMetrics::throughput_per_rank},
+      {"time_to_train", "time to train", "min", 1.0, false, true,
+       &ConfigMetrics::time_to_train_min},
+      {"device_minutes", "device-minutes", "device-min", 1.0, false, true,
+       &ConfigMetrics::device_minutes},
+      {"scaling_efficiency", "scaling efficiency", "", 1.0, true, false,
+       &ConfigMetrics::scaling_efficiency}};
+  if (with_cost) c.push_back({"cost", "cost", "", 1.0, false, true, &ConfigMetrics::cost});
   return c;
 }
 

@@ -19,9 +19,10 @@ namespace scaletune::autotune {
 /// One metric a ranking scores: a TOPSIS criterion (Criterion) on a ConfigMetrics field.
 struct RankingCriterion {
   std::string name;       ///< "throughput", "throughput_per_device", "time_to_train",
-                          ///< "device_minutes", "scaling_efficiency", "cost"
+                          ///< "device_minutes", "scaling_efficiency", "cost" (for --weights)
+  std::string label;      ///< as reports show it: "time to train", "device-minutes", ...
   std::string unit;       ///< "samples/s", "min", "device-min", "", the price table's currency
-  double weight = 1.0;    ///< relative weight, >= 0
+  double weight = 1.0;    ///< relative weight, >= 0 (0: clustered and shown, not scored)
   bool benefit = true;    ///< larger is better
   bool log_scale = true;  ///< clustered on log10 (metrics spanning orders of magnitude)
   double ConfigMetrics::*field = nullptr;

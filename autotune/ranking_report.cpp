@@ -22,14 +22,13 @@ std::string image(const std::string& file, const std::string& alt) {
 std::string value_text(const RankingCriterion& c, double v) {
   if (c.name == "scaling_efficiency") return fixed(v, 3);
   if (c.name == "cost") return fixed(v, 2);
-  return significant(v, 4);
+  if (c.name == "time_to_train") return significant(v, 4);
+  return grouped(v, v < 1000 ? 1 : 0);
 }
 
 std::string header_of(const RankingCriterion& c, const std::string& currency) {
-  std::string name = c.name;
-  std::ranges::replace(name, '_', ' ');
   const std::string unit = c.name == "cost" ? currency : c.unit;
-  return unit.empty() ? name : name + " (" + unit + ")";
+  return unit.empty() ? c.label : c.label + " (" + unit + ")";
 }
 
 std::string criteria_text(const RankingContext& ctx, const Ranking& r) {
@@ -74,10 +73,14 @@ std::string ranking_section(const RankingContext& ctx, const Ranking& r, std::si
     row.push_back(std::ranges::find(r.pareto, r.order[k]) != r.pareto.end() ? "yes" : "");
     t.rows.push_back(std::move(row));
   }
-  const std::string more = r.order.size() > top
-                               ? "\nThe best " + std::to_string(top) + " of " +
-                                     std::to_string(r.order.size()) + " ok configurations.\n"
-                               : "";
+  std::string more = r.order.size() > top
+                         ? "\nThe best " + std::to_string(top) + " of " +
+                               detail::counted(r.order.size(), "ok configuration") + ".\n"
+                         : "";
+  if (r.order.size() == 1)
+    more =
+        "\nOnly one ok configuration: there is nothing to rank it against (its TOPSIS score "
+        "is 0.5 by definition).\n";
   return "\n## Ranking\n\nEvery ok configuration is scored by TOPSIS (Hwang & Yoon 1981): its "
          "closeness to the ideal over these criteria (weights normalised to sum 1; change them "
          "with `--weights NAME=W,...`):\n\n" +

@@ -166,6 +166,16 @@ std::string objective_text(const Recommendation& r) {
          fixed(r.efficiency_floor, 2) + ")";
 }
 
+/// How imported MLPerf submissions' throughput is defined, when there are any.
+std::string mlperf_throughput_note(std::span<const ConfigMetrics> metrics) {
+  const bool mlperf = std::ranges::any_of(
+      metrics, [](const ConfigMetrics& m) { return m.series.starts_with("mlperf:"); });
+  return mlperf ? " (MLPerf submissions: epochs x 1,281,167 images / run time including "
+                  "evaluation; they have no step times or phases, shown as 0 and -, and their "
+                  "series is the accelerator model and software stack)"
+                : "";
+}
+
 /// "Recommended: `<id>`. <sentence>", or "No recommendation: <sentence>." without an id.
 std::string recommendation_paragraph(const Recommendation& r) {
   return r.id ? "Recommended: `" + *r.id + "`. " + r.sentence
@@ -182,7 +192,8 @@ std::string markdown_report(const results::ResultSet& results,
   const std::string unfinished = unfinished_lines(rows, "- ");
   return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
          "\n\n## Configurations\n\n" + detail::to_markdown(config_table(rows)) +
-         "\nThroughput = global batch / median step time. Scaling efficiency E(p) = "
+         "\nThroughput = global batch / median step time" + mlperf_throughput_note(metrics) +
+         ". Scaling efficiency E(p) = "
          "X(p)·p0 / (p·X(p0)) against the ok configuration of the same series (workload, global "
          "batch, precision and other settings) with the fewest ranks, whatever its batch split. "
          "Compute, comm, wait: mean over iterations of the mean over ranks of the "

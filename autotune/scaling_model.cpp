@@ -262,6 +262,22 @@ double predict(const ScalingFit& fit, double ranks) {
   return law(q, ranks);
 }
 
+std::optional<double> ranks_at_efficiency(const ScalingFit& fit, double efficiency) {
+  if (!(efficiency > 0.0 && efficiency < 1.0))
+    throw std::invalid_argument("efficiency " + std::to_string(efficiency) +
+                                ": expected a value in (0, 1)");
+  Natural q = Natural::Zero();
+  for (const FreeParam& f : spec_of(fit.model).free) q[f.index] = fit.param(f.name);
+  const double sigma = q[1], kappa = q[2], excess = 1.0 / efficiency - 1.0;
+  // κp² + (σ − κ)p − (σ + excess) = 0, the root >= 1.
+  if (kappa > 0.0) {
+    const double b = sigma - kappa;
+    return (-b + std::sqrt(b * b + 4.0 * kappa * (sigma + excess))) / (2.0 * kappa);
+  }
+  if (sigma > 0.0) return 1.0 + excess / sigma;
+  return std::nullopt;
+}
+
 std::optional<double> usl_peak_ranks(const ScalingFit& fit) {
   if (fit.model != kUsl) return std::nullopt;
   const double sigma = fit.param("sigma");

@@ -77,6 +77,12 @@ ScalingFit scaling_fit(std::string_view model, std::vector<std::pair<std::string
 /// parameter.
 double predict(const ScalingFit& fit, double ranks);
 
+/// The rank count p at which the fitted law's scaling efficiency X(p) / (p·X1) falls to
+/// `efficiency` (in (0, 1)): the root p >= 1 of 1 + σ(p−1) + κp(p−1) = 1/efficiency (Amdahl:
+/// σ = s, κ = 0). Empty when it never falls that low (σ = κ = 0). Throws std::invalid_argument
+/// for an efficiency outside (0, 1), and as predict() for an unknown model.
+std::optional<double> ranks_at_efficiency(const ScalingFit& fit, double efficiency);
+
 /// USL peak p* = sqrt((1 − σ)/κ) (Gunther 2007), the rank count of the highest throughput;
 /// empty unless `fit` is a USL fit with κ > 0 and σ < 1.
 std::optional<double> usl_peak_ranks(const ScalingFit& fit);

@@ -1,7 +1,9 @@
 #include "autotune/training_run.hpp"
 
+#include <cmath>
 #include <stdexcept>
 
+#include "autotune/detail/format.hpp"
 #include "autotune/mlperf_import.hpp"
 
 namespace scaletune::autotune {
@@ -14,10 +16,12 @@ namespace {
 double positive_number(const results::ConfigResult& config, const std::string& key) {
   const auto it = config.number_attrs.find(key);
   if (it == config.number_attrs.end())
-    fail(config, "missing number attribute '" + key + "' (expected a positive number)");
-  if (!(it->second > 0.0))
-    fail(config, "number attribute '" + key + "' is " + std::to_string(it->second) +
-                     " (expected a positive number)");
+    fail(config, "no number attribute '" + key +
+                     "' (expected a finite positive number; a text attribute of that name does "
+                     "not count)");
+  if (!(it->second > 0.0) || !std::isfinite(it->second))
+    fail(config, "number attribute '" + key + "' is " + detail::significant(it->second, 6) +
+                     " (expected a finite positive number)");
   return it->second;
 }
 

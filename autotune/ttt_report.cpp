@@ -5,6 +5,7 @@
 
 #include "autotune/detail/format.hpp"
 #include "autotune/detail/text_table.hpp"
+#include "autotune/recommend.hpp"
 
 namespace scaletune::autotune {
 namespace {
@@ -69,19 +70,20 @@ double most_devices(std::span<const TrainingRun> runs, const GroupFit& g) {
 
 std::string groups_table(const TttModel& model, std::span<const TrainingRun> runs) {
   detail::TextTable t{
-      {"accelerator", "stack", "runs", "device counts", "law", "MAPE", "2 x most devices",
-       "global batch", "predicted time to train", "device-minutes"},
-      {"", "", "", "", "", "%", "devices", "samples", "min", "device-min"},
+      {"accelerator", "stack", "runs", "device counts", "law", "MAPE", "efficiency 0.7 at",
+       "2 x most devices", "global batch", "predicted time to train", "device-minutes"},
+      {"", "", "", "", "", "%", "devices", "devices", "samples", "min", "device-min"},
       {}};
   for (const GroupFit* g : largest_groups(model)) {
     const double devices = 2 * most_devices(runs, *g);
     const double batch = batch_at_most_devices(runs, *g);
     const auto p = predict_ttt(model, g->accelerator, g->stack, devices, batch);
-    t.rows.push_back({g->accelerator, g->stack, std::to_string(g->points),
-                      std::to_string(g->distinct_devices), law_text(g->throughput),
-                      percent(g->throughput.mape), grouped(devices), grouped(batch),
-                      p ? significant(p->time_to_train_min, 3) : "-",
-                      p ? significant(p->time_to_train_min * devices, 4) : "-"});
+    const auto knee = ranks_at_efficiency(g->throughput, kDefaultEfficiencyFloor);
+    t.rows.push_back(
+        {g->accelerator, g->stack, std::to_string(g->points), std::to_string(g->distinct_devices),
+         law_text(g->throughput), percent(g->throughput.mape), knee ? grouped(*knee) : "never",
+         grouped(devices), grouped(batch), p ? significant(p->time_to_train_min, 3) : "-",
+         p ? significant(p->time_to_train_min * devices, 4) : "-"});
   }
   return detail::to_markdown(t);
 }
@@ -129,8 +131,10 @@ TttSection ttt_section(std::span<const results::ConfigResult> configs) {
       epochs_text(model.epochs) +
       "X(p): the throughput law of each accelerator and software stack (Amdahl, or the USL where "
       "it predicts left-out device counts better; one device count: perfect scaling), fitted to "
-      "relative errors. The largest groups, and what each predicts at twice its largest device "
-      "count with that count's global batch (a configuration not in the data):\n\n" +
+      "relative errors. The largest groups; where scaling stops paying: the device count at "
+      "which the law's efficiency X(p) / (p X1) falls to 0.7 (\"never\" for perfect scaling); "
+      "and what each predicts at twice its largest device count with that count's global batch "
+      "(a configuration not in the data):\n\n" +
       groups_table(model, runs);
   return with_check(runs, std::move(section));
 }

@@ -12,7 +12,11 @@ in samples/s at p ranks and p0 the rank count of the series' baseline: its ok co
 the fewest ranks (the highest throughput among several of that count). A series here is one
 workload at one global batch and precision; that is enough for this example, while
 `scaletune inspect` also separates every other swept setting (sharding, state_sharding, ...),
-so for sweeps over such settings the two disagree. Configurations that did not run (status oom,
+so for sweeps over such settings the two disagree. Imported MLPerf submissions (workload
+"mlperf:...", results/README.md "Imported MLPerf results") form series as in `scaletune
+inspect` and `scaletune autotune`: the workload with the text attributes accelerator_model and
+software_stack ("unknown" where absent), whatever their global batch, so each accelerator and
+framework family has its own baseline. Configurations that did not run (status oom,
 timeout, error, skipped) have no throughput: their numbers are NaN, printed as "-" (empty in
 CSV). The collective benchmark's configurations time collectives, not training steps, and are
 left out, as `scaletune inspect` leaves them out of its efficiency column.
@@ -33,6 +37,8 @@ except ImportError as missing:  # h5py works with Debian's /usr/bin/python3 (pyt
 
 SCHEMA_VERSION = 1
 COLLECTIVES_WORKLOAD = "collectives"
+MLPERF_PREFIX = "mlperf:"  # the workload of imported MLPerf submissions
+MLPERF_SERIES_ATTRIBUTES = ("accelerator_model", "software_stack")
 ROOT_ATTRIBUTES = ("schema_version", "scaletune_version", "git_sha", "created_utc", "command_line")
 COLUMNS = (  # (header, units, CSV name)
     ("id", "", "id"),
@@ -79,8 +85,18 @@ def read_configs(f):
             continue
         configs.append({"id": cid, "workload": a["workload"], "ranks": int(a["ranks"]),
                         "global_batch": int(a["global_batch"]), "precision": a["precision"],
-                        "status": a["status"], "throughput": float(a["throughput"])})
+                        "status": a["status"], "throughput": float(a["throughput"]),
+                        "series": series_of(a)})
     return configs
+
+
+def series_of(attrs):
+    """The series of one configuration's attributes, as text: workload, global batch and
+    precision; for an MLPerf submission workload, accelerator_model and software_stack."""
+    if attrs["workload"].startswith(MLPERF_PREFIX):
+        return "|".join([attrs["workload"]]
+                        + [str(attrs.get(key, "unknown")) for key in MLPERF_SERIES_ATTRIBUTES])
+    return f"{attrs['workload']}|{attrs['global_batch']}|{attrs['precision']}"
 
 
 def scaling_metrics(configs):
@@ -88,7 +104,7 @@ def scaling_metrics(configs):
     ranks = np.array([c["ranks"] for c in configs], dtype=np.int64)
     ok = np.array([c["status"] == "ok" for c in configs], dtype=bool)
     throughput = np.where(ok, [c["throughput"] for c in configs], np.nan)  # samples/s
-    series = np.array([f"{c['workload']}|{c['global_batch']}|{c['precision']}" for c in configs])
+    series = np.array([c["series"] for c in configs])
     per_rank = throughput / ranks
     efficiency = np.full(len(configs), np.nan)
     for name in np.unique(series[ok]):
@@ -138,8 +154,9 @@ def main():
         return
     print(f"{args.file}: {len(configs)} training configurations; "
           + ", ".join(f"{k} {v}" for k, v in provenance.items()))
-    print("series: workload, global batch and precision; baseline: its ok configuration with "
-          "the fewest ranks (the fastest of those)\n")
+    print("series: workload, global batch and precision (MLPerf: workload, accelerator_model "
+          "and software_stack); baseline: its ok configuration with the fewest ranks (the "
+          "fastest of those)\n")
     print_table(rows)
 
 

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -11,8 +12,12 @@
 #include <iterator>
 #include <set>
 
+#include <unistd.h>
+
+#include "autotune/accelerators.hpp"
 #include "autotune/autotune.hpp"
 #include "autotune/collectives_table.hpp"
+#include "autotune/mlperf_import.hpp"
 #include "autotune/ranked_analysis.hpp"
 #include "autotune/report_plots.hpp"
 #include "harness/cli/args.hpp"
@@ -24,14 +29,51 @@ namespace scaletune::cli {
 
 namespace {
 
+// "mlperf" for a file of imported MLPerf submissions, "sweep" for one with measured
+// configurations, "" for one with neither (collective results only).
+std::string kind_of(const results::ResultSet& rs) {
+  if (std::ranges::any_of(rs.configs, autotune::is_mlperf_config)) return "mlperf";
+  return std::ranges::any_of(rs.configs, autotune::is_training_config) ? "sweep" : "";
+}
+
+// The device model of each rank of `rs`'s /system (empty without one).
+std::vector<std::string> device_models(const results::ResultSet& rs) {
+  std::vector<std::string> models;
+  if (rs.system)
+    for (const auto& r : rs.system->ranks) models.push_back(autotune::device_model(r.device));
+  return models;
+}
+
+// Throws UsageError when `next` cannot be analysed with `merged`: MLPerf submissions with
+// measured sweeps (their times to train differ in kind), or sweeps on other devices (the
+// merged set keeps the first file's /system, which names every configuration's devices).
+void expect_compatible(const results::ResultSet& merged, const results::ResultSet& next) {
+  const std::string a = kind_of(merged), b = kind_of(next);
+  if (!a.empty() && !b.empty() && a != b)
+    throw UsageError(merged.path + " and " + next.path +
+                     " mix MLPerf submissions with measured sweeps: an MLPerf time to train is "
+                     "a score to the target accuracy, a sweep's an estimate from its throughput; "
+                     "analyse them apart");
+  const auto first = device_models(merged), other = device_models(next);
+  for (std::size_t r = 0; r < std::min(first.size(), other.size()); ++r)
+    if (first[r] != other[r])
+      throw UsageError(merged.path + " and " + next.path + " ran on different devices (rank " +
+                       std::to_string(r) + ": " + first[r] + ", " + other[r] +
+                       "); analyse them apart");
+}
+
 // Reads every file; configurations and /collectives rows of later files join the first
-// file's. An id stored in two files is bad input (the merged table would be ambiguous).
+// file's. An id stored in two files is bad input (the merged table would be ambiguous), and so
+// are files that cannot be compared (expect_compatible).
 results::ResultSet load_all(const std::vector<std::string>& paths) {
   results::ResultSet merged = autotune::load_results(paths.front());
   std::set<std::string> ids;
   for (const auto& c : merged.configs) ids.insert(c.id);
   for (std::size_t i = 1; i < paths.size(); ++i) {
     results::ResultSet next = autotune::load_results(paths[i]);
+    expect_compatible(merged, next);
+    if (next.system && (!merged.system || next.system->ranks.size() > merged.system->ranks.size()))
+      merged.system = next.system;  // the same devices (checked), more of them
     for (auto& c : next.configs) {
       if (!ids.insert(c.id).second)
         throw UsageError("configuration '" + c.id + "' is in " + paths[i] +
@@ -66,6 +108,18 @@ bool is_hdf5_file(const std::filesystem::path& path) {
   return in.read(head, sizeof head) && std::equal(head, head + 8, kSignature);
 }
 
+// Throws UsageError unless the report's folder (or, where it does not exist yet, the nearest
+// folder above it that does) can be written: checked before any analysis or plot.
+void expect_writable_folder(const std::string& path) {
+  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
+  while (!std::filesystem::exists(folder) && folder.has_parent_path() &&
+         folder != folder.parent_path())
+    folder = folder.parent_path();
+  if (::access(folder.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("cannot write the report " + path + ": " + folder.string() +
+                     " is not writable (" + std::strerror(errno) + ")");
+}
+
 // A report never replaces a directory or a result file (the input, or any other). Throws
 // UsageError before anything is analysed.
 void check_report_path(const std::string& path) {
@@ -76,6 +130,7 @@ void check_report_path(const std::string& path) {
     throw UsageError("--report " + path + " is a directory; give a file name inside it");
   if (is_hdf5_file(target))
     throw UsageError("--report " + path + " is an HDF5 file; a report never replaces results");
+  expect_writable_folder(path);
 }
 
 // Writes `text` to `path` through a temporary file and a rename: never half a report.

@@ -1,8 +1,9 @@
 # results/analysis.py, the h5py example: its throughput and scaling efficiency of every
 # configuration agree with `scaletune inspect` on the same file (a tiny sweep with skipped
-# configurations, and results/resnet50-cpu.h5 where the checkout has one: results/ is
-# git-ignored), its table has the header, units row and ids, and a missing file, a file that is
-# not HDF5 and an HDF5 file that is no result file exit 2 with one line.
+# configurations, the imported MLPerf Training CSV, and results/resnet50-cpu.h5 where the
+# checkout has one: results/ is git-ignored), its table has the header, units row and ids, and
+# a missing file, a file that is not HDF5 and an HDF5 file that is no result file exit 2 with
+# one line.
 source "$(dirname "$0")/lib.sh"
 ANALYSIS="$SOURCE_DIR/results/analysis.py"
 
@@ -58,6 +59,12 @@ run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml
 expect_match "$out" "4 ok, 0 failed, 2 skipped" "run summary"
 agree tiny.h5
 [ ! -f "$SOURCE_DIR/results/resnet50-cpu.h5" ] || agree "$SOURCE_DIR/results/resnet50-cpu.h5"
+
+# Imported MLPerf submissions: a series is the workload, accelerator model and software stack
+# (submissions of different accelerators do not share one baseline).
+"$SCALETUNE" import mlperf "$SHARED_DIR/data/mlperf/mlperf_training_resnet50_closed_v1.0-v3.1.csv" \
+  --out mlperf.h5 >/dev/null || fail "import mlperf exited $?"
+agree mlperf.h5
 
 run_status "$PYTHON" "$ANALYSIS" tiny.h5
 [ "$status" -eq 0 ] || fail "analysis.py exited $status: $out"

@@ -1,7 +1,8 @@
 # scaletune autotune's ranking on imported MLPerf results: the report's sections and plots, the
 # Pareto front and the best configuration against a naive computation from the result file
 # (TOPSIS over time to train, device-minutes and scaling efficiency, Hwang & Yoon 1981), prices,
-# a report without plots when gnuplot is missing, and bad options (exit 2, no report).
+# a report without plots when gnuplot is missing, bad options and files that cannot be ranked
+# together (exit 2, no report).
 source "$(dirname "$0")/lib.sh"
 CSV="$SHARED_DIR/data/mlperf/mlperf_training_resnet50_closed_v1.0-v3.1.csv"
 
@@ -83,7 +84,7 @@ run_status "$SCALETUNE" autotune mlperf.h5 --prices all.toml --report priced/r.m
 grep -q "^- cost (USD): smaller is better, weight 0.250" priced/r.md || fail "cost is no criterion"
 run_status "$SCALETUNE" autotune mlperf.h5 --prices "$SOURCE_DIR/jobs/prices/example.toml" --report some/r.md
 [ "$status" -eq 0 ] || fail "autotune with a partial price table exited $status: $out"
-grep -q "^Cost is not a criterion: .* has no price for " some/r.md || fail "no note on missing prices"
+grep -q "^Cost is not a criterion: .* gives no finite price for " some/r.md || fail "no note on missing prices"
 
 # Without gnuplot: the report, no plots, one notice.
 run_status env PATH=/nonexistent "$SCALETUNE" autotune mlperf.h5 --report noplot/r.md
@@ -107,4 +108,15 @@ printf '[per_device_hour]\n"A30" = -1\n' >bad-prices.toml
 expect_bad --prices bad-prices.toml
 expect_match "$out" "bad-prices.toml:2:[0-9]+: key 'per_device_hour.\"A30\"'" "--prices"
 expect_bad --prices missing.toml
+expect_bad --weights cost=1
+expect_match "$out" "cost cannot be ranked: no price table" "--weights cost=1 without prices"
+
+# MLPerf scores and a measured sweep's estimates are not ranked together.
+tiny_job tiny "[1]" "[8]" 2
+run_status $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml
+[ "$status" -eq 0 ] || fail "tiny sweep exited $status: $out"
+run_status "$SCALETUNE" autotune mlperf.h5 tiny.h5 --report bad/r.md
+[ "$status" -eq 2 ] || fail "mixed files exited $status: $out"
+expect_match "$out" "mix MLPerf submissions with measured sweeps" "mixed files"
+[ ! -e bad ] || fail "mixed files wrote $(ls -A bad)"
 echo "PASS"

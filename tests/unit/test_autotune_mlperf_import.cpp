@@ -162,7 +162,14 @@ TEST(MlperfImport, BadFilesNameTheLineAndColumn) {
             "bad.csv:2: column 'total_accelerators': expected a whole number >= 1, got '2.5'");
   EXPECT_EQ(error_of(kHeader + "v1.0,A,s,X,2,1,cpu,fw,10,64,35,0,\n"),
             "bad.csv:2: column 'approx_throughput_img_s': expected a number > 0, got '0'");
+  EXPECT_EQ(error_of(kHeader + "v1.0,A,s,X,2,1,cpu,fw,10,64,-35,1000,\n"),
+            "bad.csv:2: column 'epochs_median': expected a number > 0, got '-35'");
+  EXPECT_EQ(error_of(kHeader + "v1.0,A,s,X,2,1,cpu,fw,0,64,35,1000,\n"),
+            "bad.csv:2: column 'time_to_train_minutes': expected a number > 0, got '0'");
   EXPECT_EQ(error_of(""), "bad.csv: no header line");
+  EXPECT_EQ(error_of(kHeader), "bad.csv: no row to import (no data row after the header)");
+  EXPECT_EQ(error_of(kHeader + "v1.1,A,s,X,2,1,cpu,fw,10,64,35,1000,v1.0\n"),
+            "bad.csv: no row to import (every row repeats an earlier round: 1 row dropped)");
 }
 
 TEST(MlperfImport, MetricsAcceptConfigurationsWithoutPhases) {

@@ -1,10 +1,13 @@
 // Report plots: the gnuplot script text (quoting by gnuplot's rules for single-quoted strings,
 // dropped points and curves, distinct styles) and render_plots() with the real gnuplot, without
-// one on PATH, and with a fake one that fails after writing half a file.
+// one on PATH, with a fake one that fails after writing half a file and with one that hangs.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -136,6 +139,27 @@ void write_failing_gnuplot(const fs::path& bin) {
                             "printf '\\nplot $c0\\n     ^\\nline 12: fake failure\\n\\n' >&2\n"
                             "exit 1\n";
   fs::permissions(program, fs::perms::owner_all);
+}
+
+// A gnuplot stand-in that hangs: writes its process id (kept by exec) to `pid_file` and the
+// start of an SVG where the script's "set output" points, then sleeps for 1000 s.
+void write_hanging_gnuplot(const fs::path& bin, const fs::path& pid_file) {
+  const fs::path program = bin / "gnuplot";
+  std::ofstream(program) << "#!/bin/sh\n"
+                            "PATH=/usr/bin:/bin\n"
+                            "echo $$ >> '"
+                         << pid_file.string()
+                         << "'\n"
+                            "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+                            "printf '<svg partial' > \"$out\"\n"
+                            "exec sleep 1000\n";
+  fs::permissions(program, fs::perms::owner_all);
+}
+
+// The process ids in `path`, one a line.
+std::vector<pid_t> pids_in(const fs::path& path) {
+  std::ifstream in(path);
+  return {std::istream_iterator<pid_t>(in), std::istream_iterator<pid_t>()};
 }
 
 }  // namespace
@@ -362,6 +386,33 @@ TEST(RenderPlots, FailingGnuplotLeavesNoHalfFile) {
             "plots not written: throughput (gnuplot exited with status 1: line 12: fake failure)");
   EXPECT_EQ(names_in(dir), std::set<std::string>{"throughput.svg"});
   EXPECT_EQ(names_in(temp.path() / "tmp"), std::set<std::string>{});  // no temporary folder left
+}
+
+TEST(RenderPlots, HangingGnuplotIsKilledAtTheTimeLimitAndNamedInTheNotice) {
+  const TempFolder temp;
+  const fs::path bin = temp.path() / "bin";
+  fs::create_directory(bin);
+  const fs::path pid_file = temp.path() / "gnuplot.pids";
+  write_hanging_gnuplot(bin, pid_file);
+  const ScopedEnv path("PATH", bin.string());
+  const fs::path dir = temp.path() / "out";
+  const std::vector<at::Plot> plots = {throughput_plot(), pareto_plot()};
+
+  at::PlotOutcome outcome;
+  ASSERT_NO_THROW(outcome = at::render_plots(plots, dir, "", std::chrono::milliseconds(250)));
+
+  EXPECT_TRUE(outcome.files.empty());
+  EXPECT_EQ(outcome.notice,
+            "plots not written: throughput (gnuplot ran longer than 0.25 s and was stopped); "
+            "pareto (gnuplot ran longer than 0.25 s and was stopped)");
+  EXPECT_EQ(names_in(dir), std::set<std::string>{});  // the partial files are gone
+  const std::vector<pid_t> pids = pids_in(pid_file);
+  ASSERT_EQ(pids.size(), 2u);  // one run per plot, one after the other
+  for (const pid_t pid : pids) {
+    // Killed and reaped: no such process any more (not even a zombie).
+    EXPECT_EQ(::kill(pid, 0), -1) << pid;
+    EXPECT_EQ(errno, ESRCH) << pid;
+  }
 }
 
 TEST(RenderPlots, UncreatableFolderThrowsNamingIt) {

@@ -109,6 +109,24 @@ TEST(AutotuneScalingModel, RelativeResidualsMinimiseRelativeError) {
   expect_relative(a.fit->param("s"), 0.002, 1e-4);
 }
 
+// Where the law's efficiency X(p) / (p X1) falls to a floor: checked by evaluating predict() at
+// the returned rank count; Amdahl by hand: 1 / (1 + 0.01 (p - 1)) = 0.7 at p = 1 + (1/0.7 - 1)
+// / 0.01 = 43.857.
+TEST(AutotuneScalingModel, RanksAtEfficiency) {
+  const at::ScalingFit amdahl{"amdahl", {{"X1", 100.0}, {"s", 0.01}}, 0, 0, 0};
+  ASSERT_TRUE(at::ranks_at_efficiency(amdahl, 0.7).has_value());
+  EXPECT_NEAR(*at::ranks_at_efficiency(amdahl, 0.7), 1 + (1 / 0.7 - 1) / 0.01, 1e-9);
+  const at::ScalingFit usl{"usl", {{"X1", 100.0}, {"sigma", 0.02}, {"kappa", 0.0005}}, 0, 0, 0};
+  for (double e : {0.9, 0.7, 0.3}) {
+    const double p = *at::ranks_at_efficiency(usl, e);
+    EXPECT_GE(p, 1.0);
+    EXPECT_NEAR(at::predict(usl, p) / (p * 100.0), e, 1e-12) << e;
+  }
+  const at::ScalingFit linear{"amdahl", {{"X1", 100.0}, {"s", 0.0}}, 0, 0, 0};
+  EXPECT_FALSE(at::ranks_at_efficiency(linear, 0.7).has_value());
+  EXPECT_THROW(at::ranks_at_efficiency(amdahl, 1.0), std::invalid_argument);
+}
+
 TEST(AutotuneScalingModel, AmdahlOnLinearScalingGivesZeroSerialFraction) {
   const at::FitAttempt a = at::fit_amdahl(generate(500.0, 0.0, 0.0, kRanks));
   ASSERT_TRUE(a.fit.has_value()) << a.reason;
