@@ -25,11 +25,11 @@ struct PriceTable {
 
 /// Parses the TOML text of a price file; `path` names it in messages and in PriceTable::path.
 /// Throws std::invalid_argument "PATH:LINE:COLUMN: key 'KEY': what was expected, got what was
-/// found" for: a TOML syntax error (no key), a top-level key other than `currency` and
-/// `per_device_hour` (naming both), a currency that is not a string of three capital letters,
-/// a missing `per_device_hour` table (no line: "PATH: key 'per_device_hour': ..."), one that is
-/// no table or is empty, an empty accelerator name or one with leading or trailing spaces, and
-/// a price that is not a finite number > 0 (key 'per_device_hour."NAME"').
+/// found" for: a TOML syntax error (no key, but a repeated key is named), a top-level key other
+/// than `currency` and `per_device_hour` (naming both), a currency that is not a string of three
+/// capital letters, a missing `per_device_hour` table (no line: "PATH: key 'per_device_hour':
+/// ..."), one that is no table or is empty, an empty accelerator name or one with leading or
+/// trailing spaces, and a price that is not a finite number > 0 (key 'per_device_hour."NAME"').
 PriceTable parse_prices(std::string_view text, const std::string& path);
 
 /// Reads and parses the price file `path` (parse_prices). Throws std::invalid_argument

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "autotune/pareto.hpp"
@@ -157,6 +158,7 @@ std::vector<RankingCriterion> default_criteria(bool with_cost) {
 }
 
 void set_weights(std::vector<RankingCriterion>& criteria, std::string_view spec) {
+  std::set<std::string_view> given;
   for (std::size_t begin = 0, end = 0; end != std::string_view::npos; begin = end + 1) {
     end = spec.find(',', begin);
     const std::string_view entry = spec.substr(begin, end - begin);
@@ -173,6 +175,9 @@ void set_weights(std::vector<RankingCriterion>& criteria, std::string_view spec)
       throw std::invalid_argument("--weights entry '" + std::string(entry) +
                                   "': expected NAME=WEIGHT with a weight >= 0 and NAME one of " +
                                   names_of(criteria));
+    if (!given.insert(name).second)
+      throw std::invalid_argument("--weights " + std::string(spec) + ": " + std::string(name) +
+                                  " is given twice");
     it->weight = weight;
   }
   if (std::ranges::all_of(criteria, [](const auto& c) { return c.weight == 0; }))

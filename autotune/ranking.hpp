@@ -38,8 +38,8 @@ struct RankingCriterion {
 std::vector<RankingCriterion> default_criteria(bool with_cost);
 
 /// Sets the weights named in `spec`, "time_to_train=2,cost=0.5" (names of `criteria`, weights
-/// finite and >= 0, not all zero). Throws std::invalid_argument naming the entry and the valid
-/// names for anything else.
+/// finite and >= 0, not all zero, each name once). Throws std::invalid_argument naming the entry
+/// and the valid names for anything else.
 void set_weights(std::vector<RankingCriterion>& criteria, std::string_view spec);
 
 /// A cluster of configurations and what describes it.

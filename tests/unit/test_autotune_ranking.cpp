@@ -131,6 +131,7 @@ TEST(Ranking, WeightsAndTheirErrors) {
       EXPECT_NE(std::string(e.what()).find("throughput_per_device"), std::string::npos) << e.what();
     }
   }
+  EXPECT_THROW(at::set_weights(criteria, "cost=1,cost=2"), std::invalid_argument);
   EXPECT_THROW(at::set_weights(criteria,
                                "throughput=0,throughput_per_device=0,time_to_train=0,"
                                "device_minutes=0,scaling_efficiency=0,cost=0"),
