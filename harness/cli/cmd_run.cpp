@@ -1,9 +1,13 @@
-// scaletune run JOB.toml [--out FILE.h5] [--resume]
+// scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <exception>
 #include <iostream>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
@@ -22,7 +26,7 @@ namespace scaletune::cli {
 
 namespace {
 
-constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume]";
+constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]";
 
 // MPI for the lifetime of a run; finalised on every path out.
 class MpiSession {
@@ -83,11 +87,29 @@ void check_memory_list(const job::JobSpec& spec) {
           " ranks; give one number for every rank, or a list with one value per rank");
 }
 
+// The configurations whose rank count --ranks lists (all without --ranks). Throws UsageError
+// for a list that is not rank counts or names a count the sweep does not have.
+std::vector<job::Config> only_ranks(std::vector<job::Config> configs, const Args& args) {
+  if (!args.options.contains("--ranks")) return configs;
+  const std::string list = args.option("--ranks");
+  std::set<int> wanted;
+  for (std::size_t begin = 0, end = 0; end != std::string::npos; begin = end + 1) {
+    end = list.find(',', begin);
+    wanted.insert(parse_rank_count("--ranks", list.substr(begin, end - begin)));
+  }
+  for (int k : wanted)
+    if (std::ranges::none_of(configs, [k](const job::Config& c) { return c.ranks == k; }))
+      throw UsageError("--ranks " + list + ": the sweep has no configuration of " +
+                       std::to_string(k) + " ranks");
+  std::erase_if(configs, [&](const job::Config& c) { return !wanted.contains(c.ranks); });
+  return configs;
+}
+
 int run_job(const Args& args, int argc, char** argv, int rank) {
   const std::string path = args.positional.front();
   const job::JobSpec spec = job::parse_job_text(read_job_text(path, rank), path);
   check_memory_list(spec);
-  const auto configs = job::expand_sweep(spec);
+  const auto configs = only_ranks(job::expand_sweep(spec), args);
   mpi::SweepOptions options;
   options.out_path = args.option("--out", spec.job.output);
   expect_h5_path("--out", options.out_path);
@@ -118,7 +140,7 @@ int run_command(int argc, char** argv) {
   // answers the command line's options.
   const Kokkos::ScopeGuard kokkos;
   try {
-    const Args args = parse_args(argc, argv, 2, "run", {"--out"}, {"--resume"});
+    const Args args = parse_args(argc, argv, 2, "run", {"--out", "--ranks"}, {"--resume"});
     expect_positionals(args, 1, 1, kUsage);
     return run_job(args, argc, argv, rank);
   } catch (const UsageError& e) {

@@ -16,9 +16,15 @@ constexpr const char* kHelp =
     R"(scaletune: benchmark distributed deep-learning training and tune it.
 
 usage:
-  scaletune run JOB.toml [--out FILE.h5] [--resume]   run a sweep (under mpirun/srun; one launch
-                                                      covers every rank count <= world size)
+  scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]
+                                                      run a sweep (under mpirun/srun; one launch
+                                                      covers every rank count <= world size;
+                                                      --ranks: only these rank counts)
   scaletune plan JOB.toml [--world N]                 print the expanded configurations, run nothing
+  scaletune plan JOB.toml --slurm DIR [--nodes N] [--gpus-per-node G] [--tasks-per-node T]
+                 [--cpus-per-task C] [--partition P] [--account A] [--time T]
+                 [--launcher srun|mpirun]             write Slurm batch scripts for the sweep
+                                                      (defaults from the job's [slurm] table)
   scaletune inspect FILE.h5                           print a table of configurations and metrics,
                                                       and the collective results (/collectives)
   scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md] [--prices FILE.toml]

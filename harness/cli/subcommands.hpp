@@ -4,9 +4,11 @@
 
 namespace scaletune::cli {
 
-/// scaletune run JOB.toml [--out FILE.h5] [--resume]: initialises MPI, runs the sweep.
+/// scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]: initialises MPI, runs
+/// the sweep (or the configurations of the listed rank counts).
 int run_command(int argc, char** argv);
-/// scaletune plan JOB.toml [--world N]: prints the expanded configurations.
+/// scaletune plan JOB.toml [--world N]: prints the expanded configurations; with --slurm DIR
+/// writes Slurm batch scripts (slurm_plan.hpp).
 int plan_command(int argc, char** argv);
 /// scaletune inspect FILE.h5: prints the configuration table and the /collectives rows.
 int inspect_command(int argc, char** argv);

@@ -214,6 +214,21 @@ struct CommSpec {
                              ///< [1/1024, 2^20] (1 KiB to 1 TiB)
 };
 
+/// [slurm] table: defaults of `scaletune plan JOB.toml --slurm DIR`; each option given on the
+/// command line overrides its key. Empty or 0: not set (the cluster's default, or derived).
+struct SlurmSpec {
+  int nodes = 0;                   ///< nodes of the largest allocation, >= 1; 0: as many as needed
+  int gpus_per_node = -1;          ///< GPUs requested per node, >= 0; -1: not set (8)
+  int tasks_per_node = 0;          ///< ranks per node, >= 1; 0: gpus_per_node (1 when that is 0)
+  int cpus_per_task = 0;           ///< CPU cores per rank, >= 1; 0: not set (1)
+  std::string partition;           ///< --partition
+  std::string account;             ///< --account
+  std::string time;                ///< --time, Slurm's forms: "MM", "HH:MM:SS", "D-HH:MM:SS", ...
+  std::string launcher;            ///< "srun" | "mpirun"; empty: "srun"
+  std::string nccl_socket_ifname;  ///< exported as NCCL_SOCKET_IFNAME when set
+  std::string nccl_debug;          ///< exported as NCCL_DEBUG only when set ("INFO", "WARN", ...)
+};
+
 /// A whole validated job file.
 struct JobSpec {
   std::string path;       ///< the file it came from
@@ -224,6 +239,7 @@ struct JobSpec {
   RunSpec run;
   CommSpec comm;
   DevicesSpec devices;
+  SlurmSpec slurm;
 };
 
 /// Config::batch_split of a kind that sweeps ranks only: there is no batch to split.

@@ -12,6 +12,7 @@
 #include "harness/job/detail/devices_table.hpp"
 #include "harness/job/detail/job_file.hpp"
 #include "harness/job/detail/job_info.hpp"
+#include "harness/job/detail/slurm_table.hpp"
 #include "harness/job/detail/sweep_table.hpp"
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
@@ -22,8 +23,8 @@ namespace {
 
 using detail::TableReader;
 
-constexpr std::array<std::string_view, 6> kTables = {"job", "workload", "sweep",
-                                                     "run", "comm",     "devices"};
+constexpr std::array<std::string_view, 7> kTables = {"job",  "workload", "sweep", "run",
+                                                     "comm", "devices",  "slurm"};
 constexpr std::array<std::string_view, 4> kRunKeys = {"warmup", "iterations", "timeout_s", "seed"};
 constexpr std::array<std::string_view, 2> kCommKeys = {"backend", "bucket_mib"};
 constexpr std::array<std::string_view, 3> kBackends = {"mpi", "nccl", "auto"};
@@ -109,6 +110,7 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.comm = read_comm(top.table("comm"), kind);
   spec.devices =
       detail::read_devices(top.table("devices"), *std::ranges::max_element(spec.sweep.ranks));
+  spec.slurm = detail::read_slurm(top.table("slurm"));
   return spec;
 }
 

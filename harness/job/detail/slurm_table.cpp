@@ -1,0 +1,55 @@
+#include "harness/job/detail/slurm_table.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/job/detail/table_reader.hpp"
+#include "harness/job/slurm_time.hpp"
+
+namespace scaletune::job::detail {
+namespace {
+
+constexpr std::array<std::string_view, 10> kKeys = {
+    "nodes",   "gpus_per_node", "tasks_per_node", "cpus_per_task",      "partition",
+    "account", "time",          "launcher",       "nccl_socket_ifname", "nccl_debug"};
+constexpr std::array<std::string_view, 2> kLaunchers = {"srun", "mpirun"};
+
+int integer_or(const TableReader& t, std::string_view key, int min, int max, int absent) {
+  const auto value = t.integer(key, min, max);
+  return value ? static_cast<int>(*value) : absent;
+}
+
+std::string read_time(const TableReader& t) {
+  const auto time = t.string("time");
+  if (!time) return {};
+  if (!is_slurm_time(*time))
+    t.fail(*t.find("time"), "time",
+           "time must be one of Slurm's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM "
+           "or D-HH:MM:SS (e.g. \"02:00:00\"), got \"" +
+               *time + "\"");
+  return *time;
+}
+
+}  // namespace
+
+SlurmSpec read_slurm(const TableReader& slurm) {
+  slurm.reject_unknown_keys(kKeys);
+  SlurmSpec s;
+  s.nodes = integer_or(slurm, "nodes", 1, kMaxSlurmNodes, 0);
+  s.gpus_per_node = integer_or(slurm, "gpus_per_node", 0, kMaxPerNode, -1);
+  s.tasks_per_node = integer_or(slurm, "tasks_per_node", 1, kMaxPerNode, 0);
+  s.cpus_per_task = integer_or(slurm, "cpus_per_task", 1, kMaxPerNode, 0);
+  s.partition = slurm.string("partition").value_or("");
+  s.account = slurm.string("account").value_or("");
+  s.time = read_time(slurm);
+  s.launcher = slurm.choice("launcher", kLaunchers).value_or("");
+  s.nccl_socket_ifname = slurm.string("nccl_socket_ifname").value_or("");
+  s.nccl_debug = slurm.string("nccl_debug").value_or("");
+  return s;
+}
+
+}  // namespace scaletune::job::detail

@@ -1,0 +1,142 @@
+#include "harness/slurm/batch_script.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <stdexcept>
+#include <string_view>
+
+namespace scaletune::slurm {
+namespace {
+
+int ceil_div(int a, int b) {
+  return (a + b - 1) / b;
+}
+
+bool whole_nodes(int k, int per_node) {
+  return k <= per_node || k % per_node == 0;
+}
+
+/// `text` as one shell word: as it is when it holds only safe characters, else single-quoted.
+std::string shell_word(const std::string& text) {
+  const bool safe = !text.empty() && std::ranges::all_of(text, [](unsigned char c) {
+    return std::isalnum(c) ||
+           std::string_view("/._-+=:,@%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+  if (safe) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::string join(const std::vector<int>& counts, const std::string& separator) {
+  std::string text;
+  for (int k : counts) text += (text.empty() ? "" : separator) + std::to_string(k);
+  return text;
+}
+
+std::string directive(const std::string& option, const std::string& value) {
+  return value.empty() ? "" : "#SBATCH --" + option + "=" + value + "\n";
+}
+
+std::string directives(const Allocation& a, const SlurmSettings& s, bool several) {
+  return "#!/bin/bash\n" + directive("job-name", s.job_name) +
+         directive("nodes", std::to_string(a.nodes)) +
+         (a.tasks != a.nodes * a.tasks_per_node ? directive("ntasks", std::to_string(a.tasks))
+                                                : "") +
+         directive("ntasks-per-node", std::to_string(a.tasks_per_node)) +
+         (s.gpus_per_node > 0 ? directive("gpus-per-node", std::to_string(s.gpus_per_node)) : "") +
+         directive("cpus-per-task", std::to_string(s.cpus_per_task)) + "#SBATCH --exclusive\n" +
+         directive("output", "%x_%j.out") + directive("partition", s.partition) +
+         directive("account", s.account) + directive("time", s.time) +
+         (several ? directive("dependency", "singleton") : "");
+}
+
+std::string environment(const SlurmSettings& s) {
+  std::string text;
+  if (!s.nccl_socket_ifname.empty())
+    text += "export NCCL_SOCKET_IFNAME=" + shell_word(s.nccl_socket_ifname) + "\n";
+  if (!s.nccl_debug.empty()) text += "export NCCL_DEBUG=" + shell_word(s.nccl_debug) + "\n";
+  return text + "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
+}
+
+std::string launch(const Allocation& a, const SlurmSettings& s) {
+  const std::string run = shell_word(s.scaletune) + " run " + shell_word(s.job_file) + " --out " +
+                          shell_word(s.out_file) + " --resume --ranks " + join(a.rank_counts, ",");
+  return s.launcher == "mpirun" ? "mpirun -np \"$SLURM_NTASKS\" " + run + "\n"
+                                : "srun --mpi=pmix " + run + "\n";
+}
+
+std::string script_text(const Allocation& a, const SlurmSettings& s, bool several) {
+  return directives(a, s, several) + "# scaletune sweep '" + s.job_name + "': configurations of " +
+         join(a.rank_counts, ", ") + " ranks\n# in one allocation of " + std::to_string(a.nodes) +
+         " node(s), at most " + std::to_string(a.tasks_per_node) +
+         " ranks per node. Each configuration runs on\n# a sub-communicator that takes whole "
+         "nodes first; results are added to the result file.\nset -euo pipefail\n" +
+         environment(s) + launch(a, s);
+}
+
+}  // namespace
+
+SlurmSettings resolve(const job::JobSpec& spec) {
+  const job::SlurmSpec& j = spec.slurm;
+  SlurmSettings s;
+  s.nodes = j.nodes;
+  s.gpus_per_node = j.gpus_per_node >= 0 ? j.gpus_per_node : 8;
+  s.tasks_per_node = j.tasks_per_node > 0 ? j.tasks_per_node : std::max(1, s.gpus_per_node);
+  s.cpus_per_task = j.cpus_per_task > 0 ? j.cpus_per_task : 1;
+  s.partition = j.partition;
+  s.account = j.account;
+  s.time = j.time;
+  s.launcher = j.launcher.empty() ? "srun" : j.launcher;
+  s.nccl_socket_ifname = j.nccl_socket_ifname;
+  s.nccl_debug = j.nccl_debug;
+  s.job_name = spec.job.name;
+  s.out_file = spec.job.output;
+  return s;
+}
+
+std::vector<Allocation> allocations(std::span<const int> rank_counts, const SlurmSettings& s) {
+  if (rank_counts.empty()) throw std::invalid_argument("no rank count to allocate for");
+  const int per_node = s.tasks_per_node;
+  const std::set<int> counts(rank_counts.begin(), rank_counts.end());
+  Allocation shared{.nodes = 0, .tasks_per_node = per_node, .tasks = 0, .rank_counts = {}};
+  std::vector<Allocation> split;
+  for (int k : counts) {
+    const int nodes = ceil_div(k, per_node);
+    if (s.nodes > 0 && nodes > s.nodes)
+      throw std::invalid_argument(std::to_string(k) + " ranks need " + std::to_string(nodes) +
+                                  " nodes of " + std::to_string(per_node) + " ranks; --nodes " +
+                                  std::to_string(s.nodes) + " allows " +
+                                  std::to_string(s.nodes * per_node));
+    if (whole_nodes(k, per_node)) {
+      shared.rank_counts.push_back(k);
+      shared.nodes = std::max(shared.nodes, nodes);
+    } else {
+      split.push_back({nodes, ceil_div(k, nodes), k, {k}});
+    }
+  }
+  std::vector<Allocation> all;
+  if (!shared.rank_counts.empty()) {
+    shared.nodes = std::max(shared.nodes, s.nodes);
+    shared.tasks_per_node = std::min(per_node, shared.rank_counts.back());
+    shared.tasks = shared.nodes * shared.tasks_per_node;
+    all.push_back(shared);
+  }
+  all.insert(all.end(), split.begin(), split.end());
+  return all;
+}
+
+std::vector<BatchScript> batch_scripts(std::span<const int> rank_counts, const SlurmSettings& s) {
+  const std::vector<Allocation> all = allocations(rank_counts, s);
+  std::vector<BatchScript> scripts;
+  for (const Allocation& a : all) {
+    const bool first = scripts.empty() && whole_nodes(a.rank_counts.front(), s.tasks_per_node);
+    const std::string name =
+        s.job_name + (first ? "" : "-" + std::to_string(a.rank_counts.front()) + "ranks");
+    scripts.push_back({name + ".sbatch", script_text(a, s, all.size() > 1), a});
+  }
+  return scripts;
+}
+
+}  // namespace scaletune::slurm

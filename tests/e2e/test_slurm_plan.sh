@@ -1,0 +1,64 @@
+# scaletune plan --slurm: batch scripts for a tiny sweep (directives from the job's [slurm] table
+# and the command line), their launch line run here under mpirun in place of srun, run --ranks,
+# and bad options (exit 2, no script written).
+source "$(dirname "$0")/lib.sh"
+
+tiny_job tiny "[1, 2]" "[4]" 2
+cat >>tiny.toml <<'TOML'
+
+[slurm]
+partition = "debug"
+time = "00:10:00"
+gpus_per_node = 0
+TOML
+
+run_status "$SCALETUNE" plan tiny.toml --slurm scripts --tasks-per-node 2 --account demo
+[ "$status" -eq 0 ] || fail "plan --slurm exited $status: $out"
+expect_match "$out" "^  sbatch scripts/tiny.sbatch$" "plan --slurm"
+script=scripts/tiny.sbatch
+for line in "#SBATCH --job-name=tiny" "#SBATCH --nodes=1" "#SBATCH --ntasks-per-node=2" \
+  "#SBATCH --cpus-per-task=1" "#SBATCH --exclusive" "#SBATCH --output=%x_%j.out" \
+  "#SBATCH --partition=debug" "#SBATCH --account=demo" "#SBATCH --time=00:10:00"; do
+  grep -qxF -- "$line" "$script" || fail "$script has no line '$line':
+$(cat "$script")"
+done
+! grep -q -- "--gpus-per-node" "$script" || fail "$script asks for GPUs"
+launch=$(grep '^srun --mpi=pmix ' "$script") || fail "$script has no srun line"
+expect_match "$launch" " run $PWD/tiny.toml --out $PWD/tiny.h5 --resume --ranks 1,2$" "launch line"
+
+# The script's command, under mpirun here, writes every configuration.
+cmd=${launch#srun --mpi=pmix }
+run_status $MPIEXEC -n 2 $cmd
+[ "$status" -eq 0 ] || fail "the script's command exited $status: $out"
+check_layout tiny.h5
+"$PYTHON" - tiny.h5 <<'PY' || fail "tiny.h5 does not hold both configurations ok"
+import sys, h5py
+configs = h5py.File(sys.argv[1], "r")["configs"]
+ranks = sorted(int(g.attrs["ranks"]) for g in configs.values() if g.attrs["status"] in (b"ok", "ok"))
+assert ranks == [1, 2], ranks
+PY
+
+# run --ranks: only the listed rank counts are run and stored.
+run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml --out only1.h5 --ranks 1
+[ "$status" -eq 0 ] || fail "run --ranks 1 exited $status: $out"
+"$PYTHON" -c 'import sys, h5py; c = h5py.File(sys.argv[1], "r")["configs"]; assert sorted(int(g.attrs["ranks"]) for g in c.values()) == [1], list(c)' only1.h5 ||
+  fail "only1.h5 holds other rank counts"
+
+# Bad options: exit 2, nothing written.
+expect_bad() {
+  run_status "$@"
+  [ "$status" -eq 2 ] || fail "'$*' exited $status, expected 2: $out"
+  [ ! -e bad ] || fail "'$*' wrote $(ls -A bad)"
+}
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --world 4
+expect_match "$out" "--world and --slurm do not go together" "--world with --slurm"
+expect_bad "$SCALETUNE" plan tiny.toml --nodes 2
+expect_match "$out" "--nodes shapes batch scripts: give --slurm DIR too" "--nodes alone"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --time 2h
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --launcher mpiexec
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --nodes 0
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --tasks-per-node 1 --nodes 1
+expect_match "$out" "2 ranks need 2 nodes of 1 ranks; --nodes 1 allows 1" "too few nodes"
+expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 3
+expect_match "$out" "--ranks 3: the sweep has no configuration of 3 ranks" "run --ranks 3"
+echo "PASS"

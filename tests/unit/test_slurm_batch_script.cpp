@@ -1,0 +1,184 @@
+// Slurm batch scripts for a sweep: the allocations (whole-node rank counts share the largest one;
+// a count that would split unevenly over nodes gets its own), and the script text for fixed
+// inputs on 1, 2 and 4 nodes with srun and mpirun, compared with text written out here.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "harness/slurm/batch_script.hpp"
+
+namespace sl = scaletune::slurm;
+
+namespace {
+
+sl::SlurmSettings settings() {
+  sl::SlurmSettings s;
+  s.job_name = "scal";
+  s.scaletune = "/opt/scaletune/bin/scaletune";
+  s.job_file = "/home/u/jobs/scal.toml";
+  s.out_file = "/home/u/results/scal.h5";
+  return s;
+}
+
+}  // namespace
+
+TEST(SlurmAllocations, WholeNodeCountsShareTheLargestAllocation) {
+  const std::vector<int> counts = {16, 1, 2, 4, 8, 32, 4};
+  const auto all = sl::allocations(counts, settings());
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].nodes, 4);
+  EXPECT_EQ(all[0].tasks_per_node, 8);
+  EXPECT_EQ(all[0].tasks, 32);
+  EXPECT_EQ(all[0].rank_counts, (std::vector<int>{1, 2, 4, 8, 16, 32}));
+}
+
+TEST(SlurmAllocations, UnevenCountsGetTheirOwnEvenLayout) {
+  const std::vector<int> counts = {1, 8, 12, 16, 20};
+  const auto all = sl::allocations(counts, settings());
+  ASSERT_EQ(all.size(), 3u);
+  EXPECT_EQ(all[0].rank_counts, (std::vector<int>{1, 8, 16}));
+  EXPECT_EQ(all[0].nodes, 2);
+  // 12 ranks: ceil(12 / 8) = 2 nodes, 6 per node; 20 ranks: 3 nodes, at most 7 per node.
+  EXPECT_EQ(all[1].rank_counts, std::vector<int>{12});
+  EXPECT_EQ(all[1].nodes, 2);
+  EXPECT_EQ(all[1].tasks_per_node, 6);
+  EXPECT_EQ(all[1].tasks, 12);
+  EXPECT_EQ(all[2].nodes, 3);
+  EXPECT_EQ(all[2].tasks_per_node, 7);
+  EXPECT_EQ(all[2].tasks, 20);
+}
+
+TEST(SlurmAllocations, SmallSweepsTakeOnlyTheRanksTheyNeedAndNodesAreCapped) {
+  sl::SlurmSettings s = settings();
+  const std::vector<int> small = {1, 2};
+  const auto one = sl::allocations(small, s);
+  EXPECT_EQ(one[0].nodes, 1);
+  EXPECT_EQ(one[0].tasks_per_node, 2);
+  s.nodes = 2;
+  const std::vector<int> big = {32};
+  try {
+    sl::allocations(big, s);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "32 ranks need 4 nodes of 8 ranks; --nodes 2 allows 16");
+  }
+  EXPECT_THROW(sl::allocations(std::vector<int>{}, s), std::invalid_argument);
+}
+
+TEST(SlurmBatchScript, OneNodeWithSrun) {
+  const std::vector<int> counts = {1, 2, 4, 8};
+  const auto scripts = sl::batch_scripts(counts, settings());
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].file_name, "scal.sbatch");
+  EXPECT_EQ(scripts[0].text,
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=scal\n"
+            "#SBATCH --nodes=1\n"
+            "#SBATCH --ntasks-per-node=8\n"
+            "#SBATCH --gpus-per-node=8\n"
+            "#SBATCH --cpus-per-task=1\n"
+            "#SBATCH --exclusive\n"
+            "#SBATCH --output=%x_%j.out\n"
+            "# scaletune sweep 'scal': configurations of 1, 2, 4, 8 ranks\n"
+            "# in one allocation of 1 node(s), at most 8 ranks per node. Each configuration runs "
+            "on\n"
+            "# a sub-communicator that takes whole nodes first; results are added to the result "
+            "file.\n"
+            "set -euo pipefail\n"
+            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
+            "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
+            "/home/u/results/scal.h5 --resume --ranks 1,2,4,8\n");
+}
+
+TEST(SlurmBatchScript, TwoNodesWithPartitionAccountTimeAndNcclEnvironment) {
+  sl::SlurmSettings s = settings();
+  s.partition = "gpu";
+  s.account = "proj1";
+  s.time = "02:00:00";
+  s.nccl_socket_ifname = "ib0";
+  s.nccl_debug = "INFO";
+  s.cpus_per_task = 12;
+  const std::vector<int> counts = {8, 16};
+  const auto scripts = sl::batch_scripts(counts, s);
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].text,
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=scal\n"
+            "#SBATCH --nodes=2\n"
+            "#SBATCH --ntasks-per-node=8\n"
+            "#SBATCH --gpus-per-node=8\n"
+            "#SBATCH --cpus-per-task=12\n"
+            "#SBATCH --exclusive\n"
+            "#SBATCH --output=%x_%j.out\n"
+            "#SBATCH --partition=gpu\n"
+            "#SBATCH --account=proj1\n"
+            "#SBATCH --time=02:00:00\n"
+            "# scaletune sweep 'scal': configurations of 8, 16 ranks\n"
+            "# in one allocation of 2 node(s), at most 8 ranks per node. Each configuration runs "
+            "on\n"
+            "# a sub-communicator that takes whole nodes first; results are added to the result "
+            "file.\n"
+            "set -euo pipefail\n"
+            "export NCCL_SOCKET_IFNAME=ib0\n"
+            "export NCCL_DEBUG=INFO\n"
+            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
+            "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
+            "/home/u/results/scal.h5 --resume --ranks 8,16\n");
+}
+
+TEST(SlurmBatchScript, FourNodesWithMpirunAndASplitCount) {
+  sl::SlurmSettings s = settings();
+  s.launcher = "mpirun";
+  s.gpus_per_node = 4;
+  s.tasks_per_node = 4;
+  s.job_file = "/home/u/my jobs/scal.toml";  // quoted for the shell
+  const std::vector<int> counts = {4, 8, 16, 6};
+  const auto scripts = sl::batch_scripts(counts, s);
+  ASSERT_EQ(scripts.size(), 2u);
+  EXPECT_EQ(scripts[0].file_name, "scal.sbatch");
+  EXPECT_EQ(scripts[1].file_name, "scal-6ranks.sbatch");
+  const std::string launch =
+      "mpirun -np \"$SLURM_NTASKS\" /opt/scaletune/bin/scaletune run '/home/u/my jobs/scal.toml' "
+      "--out /home/u/results/scal.h5 --resume --ranks ";
+  EXPECT_EQ(scripts[0].text,
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=scal\n"
+            "#SBATCH --nodes=4\n"
+            "#SBATCH --ntasks-per-node=4\n"
+            "#SBATCH --gpus-per-node=4\n"
+            "#SBATCH --cpus-per-task=1\n"
+            "#SBATCH --exclusive\n"
+            "#SBATCH --output=%x_%j.out\n"
+            "#SBATCH --dependency=singleton\n"
+            "# scaletune sweep 'scal': configurations of 4, 8, 16 ranks\n"
+            "# in one allocation of 4 node(s), at most 4 ranks per node. Each configuration runs "
+            "on\n"
+            "# a sub-communicator that takes whole nodes first; results are added to the result "
+            "file.\n"
+            "set -euo pipefail\n"
+            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n" +
+                launch + "4,8,16\n");
+  // 6 ranks on nodes of 4: 2 nodes, 3 ranks each (6 = 2 x 3, so no --ntasks line).
+  EXPECT_NE(scripts[1].text.find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3\n"),
+            std::string::npos)
+      << scripts[1].text;
+  EXPECT_NE(scripts[1].text.find(launch + "6\n"), std::string::npos);
+  EXPECT_NE(scripts[1].text.find("#SBATCH --dependency=singleton\n"), std::string::npos);
+}
+
+TEST(SlurmBatchScript, CpuRanksRequestNoGpusAndUnevenTasksAreCounted) {
+  sl::SlurmSettings s = settings();
+  s.gpus_per_node = 0;
+  s.tasks_per_node = 4;
+  const std::vector<int> counts = {7};  // 2 nodes, at most 4 per node, 7 tasks
+  const auto scripts = sl::batch_scripts(counts, s);
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].file_name, "scal-7ranks.sbatch");
+  EXPECT_EQ(scripts[0].text.find("--gpus-per-node"), std::string::npos);
+  EXPECT_NE(scripts[0].text.find("#SBATCH --nodes=2\n#SBATCH --ntasks=7\n"
+                                 "#SBATCH --ntasks-per-node=4\n"),
+            std::string::npos)
+      << scripts[0].text;
+}
