@@ -254,7 +254,7 @@ inline constexpr const char* kNoBatchSplit = "none";
 struct Config {
   std::string id;           ///< stable for the same settings, e.g. "resnet50-r2-b64-even-fp32"
   std::string workload;     ///< workload kind
-  int ranks = 1;            ///< ranks the configuration runs on (the first `ranks` of the world)
+  int ranks = 1;            ///< ranks the configuration runs on (mpi::placement_ranks())
   int global_batch = 1;     ///< samples per step over all ranks
   std::string batch_split;  ///< as written in the job file ("even", "0.5,0.25,0.25", ...)
   /// [ranks], samples of each rank, summing to global_batch; empty when batch_split is

@@ -1,15 +1,23 @@
 #pragma once
-// The first `ranks` ranks of a communicator as a communicator of their own: one launch covers
-// every rank count <= world size (DESIGN.md "Command line").
+// The ranks a configuration of `ranks` ranks runs on, as a communicator of their own: one launch
+// covers every rank count <= world size (DESIGN.md "Command line"). The ranks are placed on
+// whole hosts first (placement.hpp); on one host they are the first `ranks` ranks.
 
 #include <mpi.h>
 
+#include <vector>
+
 namespace scaletune::mpi {
 
-/// Owns the communicator made by MPI_Comm_split of `parent` into ranks [0, ranks) and the rest.
+/// Owns the communicator made by MPI_Comm_split of `parent` into the ranks placement_order
+/// chooses from every rank's processor name (MPI_Get_processor_name, gathered with
+/// MPI_Allgather on each construction) and the rest. Rank i of the sub-communicator is
+/// parent_ranks()[i]; rank 0 of `parent` is always a member and its rank 0.
 /// Collective over `parent`. Ranks outside get MPI_COMM_NULL (member() is false).
 class SubCommunicator {
  public:
+  /// Throws MpiError when an MPI call fails, std::invalid_argument when `ranks` is outside
+  /// [1, size of parent].
   SubCommunicator(MPI_Comm parent, int ranks);
   ~SubCommunicator();
   SubCommunicator(const SubCommunicator&) = delete;
@@ -17,8 +25,11 @@ class SubCommunicator {
 
   bool member() const { return m_comm != MPI_COMM_NULL; }
   MPI_Comm get() const { return m_comm; }
+  /// The members' ranks in `parent`, index = rank in the sub-communicator (on every rank).
+  const std::vector<int>& parent_ranks() const { return m_parent_ranks; }
 
  private:
+  std::vector<int> m_parent_ranks;
   MPI_Comm m_comm = MPI_COMM_NULL;
 };
 

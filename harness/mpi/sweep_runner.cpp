@@ -147,14 +147,16 @@ std::vector<std::string> rank_lines(const results::SystemInfo& system) {
 
 // Runs the configuration on this member rank of `sub`: the collective benchmark or a training
 // workload. Collective rows come back in `rows` (rank 0, when ok).
-results::ConfigResult run_member(const SweepContext& ctx, const job::Config& config, MPI_Comm sub,
+results::ConfigResult run_member(const SweepContext& ctx, const job::Config& config,
+                                 const SubCommunicator& sub,
                                  std::vector<results::CollectiveResult>& rows) {
-  if (config.workload != "collectives") return run_config(ctx.job, config, sub);
-  const std::vector<std::string> lines(
-      ctx.rank_lines.begin(),
-      ctx.rank_lines.begin() + std::min<std::ptrdiff_t>(config.ranks, ctx.rank_lines.size()));
-  CollectivesRun run = run_collectives_config(ctx.job, config, sub, ctx.options.make_communicator,
-                                              lines, &ctx.progress);
+  if (config.workload != "collectives") return run_config(ctx.job, config, sub.get());
+  std::vector<std::string> lines;  // the members' lines (rank 0 holds every world rank's)
+  for (const int r : sub.parent_ranks())
+    if (static_cast<std::size_t>(r) < ctx.rank_lines.size())
+      lines.push_back(ctx.rank_lines[static_cast<std::size_t>(r)]);
+  CollectivesRun run = run_collectives_config(ctx.job, config, sub.get(),
+                                              ctx.options.make_communicator, lines, &ctx.progress);
   rows = std::move(run.rows);
   return std::move(run.config);
 }
@@ -178,7 +180,7 @@ Status run_and_record(const SweepContext& ctx, const job::Config& config,
   std::vector<results::CollectiveResult> rows;
   {
     const SubCommunicator sub(world, config.ranks);
-    if (sub.member()) result = run_member(ctx, config, sub.get(), rows);
+    if (sub.member()) result = run_member(ctx, config, sub, rows);
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
   on_root(world, [&] {

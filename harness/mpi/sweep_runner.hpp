@@ -1,7 +1,8 @@
 #pragma once
-// Runs a whole sweep under one MPI launch: every configuration with ranks <= world size on the
-// first `ranks` ranks (the others wait), the rest recorded as skipped. Rank 0 writes each
-// configuration to the result file as soon as it finishes, and flushes.
+// Runs a whole sweep under one MPI launch: every configuration with ranks <= world size on a
+// sub-communicator of `ranks` ranks that takes whole nodes first (placement.hpp; the others wait),
+// the rest recorded as skipped. Rank 0 writes each configuration to the result file as soon as it
+// finishes, and flushes.
 
 #include <mpi.h>
 

@@ -6,8 +6,10 @@
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <cstring>
+#include <utility>
 #include <vector>
 
+#include "harness/mpi/launch_info.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
 
@@ -55,6 +57,15 @@ std::string kokkos_version() {
          std::to_string(v % 100);
 }
 
+/// Records this process's launch (detect_launch over the real environment) in `info`.
+void record_launch(results::SystemInfo& info) {
+  LaunchInfo launch = detect_launch();
+  info.launcher = to_string(launch.launcher);
+  info.slurm_job_id = std::move(launch.slurm_job_id);
+  info.slurm_nodelist = std::move(launch.slurm_nodelist);
+  info.slurm_step_id = std::move(launch.slurm_step_id);
+}
+
 }  // namespace
 
 results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas,
@@ -75,6 +86,7 @@ results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas,
   info.kokkos_version = kokkos_version();
   info.kokkos_backend = Kokkos::DefaultExecutionSpace::name();
   info.blas = blas;
+  record_launch(info);
   return info;
 }
 

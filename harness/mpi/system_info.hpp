@@ -21,7 +21,8 @@ struct BoundDevice {
 /// gets the whole table (other ranks get their own row only). `blas` names the host BLAS.
 /// A rank with `device` reports it; host ranks stand for one device each: device
 /// "host-core:<cpu>", memory_bytes the node's physical memory, which the node's ranks share.
-/// Labels longer than 127 bytes are cut.
+/// Labels longer than 127 bytes are cut. The launcher and Slurm job are each rank's own view
+/// (detect_launch in launch_info.hpp); rank 0's is the one written.
 results::SystemInfo gather_system_info(MPI_Comm world, const std::string& blas,
                                        const std::optional<BoundDevice>& device = std::nullopt);
 

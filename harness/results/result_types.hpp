@@ -50,6 +50,10 @@ struct SystemInfo {
   std::string cuda_runtime;     ///< empty when no CUDA runtime was used
   std::string nccl_version;     ///< empty when NCCL was not used
   std::string blas;             ///< BLAS library (and OpenBLAS core) the host GEMMs used
+  std::string launcher;         ///< "mpirun", "srun" or "singleton"; "" in older files
+  std::string slurm_job_id;     ///< Slurm job id ("4242"); empty outside a Slurm job
+  std::string slurm_nodelist;   ///< Slurm hostlist of the job's nodes ("node[01-04]") or ""
+  std::string slurm_step_id;    ///< srun's step id ("0"); empty unless launcher is srun
   std::vector<RankInfo> ranks;  ///< [world_size]
 };
 

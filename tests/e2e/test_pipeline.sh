@@ -20,6 +20,7 @@ f = h5py.File("tiny.h5", "r")
 assert f.attrs["schema_version"] == 1
 assert "resnet50" in f.attrs["job_toml"]
 assert f["system"].attrs["world_size"] == 2
+assert f["system"].attrs["launcher"] == "mpirun" and "slurm_step_id" not in f["system"].attrs
 assert len(f["configs"]) == 4
 for name, g in f["configs"].items():
     assert g.attrs["status"] == "ok", name

@@ -79,6 +79,10 @@ inline SystemInfo sample_system() {
   s.cuda_runtime = "13.0";
   s.nccl_version = "2.28.3";
   s.blas = "cuBLAS 13.0";
+  s.launcher = "srun";  // step 3 of Slurm job 4242 on the two nodes of the rank table
+  s.slurm_job_id = "4242";
+  s.slurm_nodelist = "node[01-02]";
+  s.slurm_step_id = "3";
   for (int r = 0; r < 4; ++r)  // 141 GB H200s: memory above 2^32 checks the int64 field
     s.ranks.push_back({r, r < 2 ? "node01" : "node02", r % 2,
                        "cuda:" + std::to_string(r % 2) + " NVIDIA H200", 150'754'820'096});
@@ -170,6 +174,10 @@ inline void expect_same(const SystemInfo& got, const SystemInfo& want) {
   EXPECT_EQ(got.cuda_runtime, want.cuda_runtime);
   EXPECT_EQ(got.nccl_version, want.nccl_version);
   EXPECT_EQ(got.blas, want.blas);
+  EXPECT_EQ(got.launcher, want.launcher);
+  EXPECT_EQ(got.slurm_job_id, want.slurm_job_id);
+  EXPECT_EQ(got.slurm_nodelist, want.slurm_nodelist);
+  EXPECT_EQ(got.slurm_step_id, want.slurm_step_id);
   ASSERT_EQ(got.ranks.size(), want.ranks.size());
   for (std::size_t r = 0; r < want.ranks.size(); ++r) {
     SCOPED_TRACE("rank row " + std::to_string(r));

@@ -66,8 +66,11 @@ TEST(ResultLayout, RootAndSystem) {
   const test::Id system = test::open_object(file, "system");
   expect_number(system, "world_size", H5T_INTEGER, 4);
   for (const char* name :
-       {"mpi_library", "kokkos_version", "kokkos_backend", "cuda_runtime", "nccl_version", "blas"})
+       {"mpi_library", "kokkos_version", "kokkos_backend", "cuda_runtime", "nccl_version", "blas",
+        "launcher", "slurm_job_id", "slurm_nodelist", "slurm_step_id"})
     expect_utf8_string(system, name);
+  EXPECT_EQ(test::string_attribute(system, "launcher"), "srun");
+  EXPECT_EQ(test::string_attribute(system, "slurm_nodelist"), "node[01-02]");
 
   const test::Id ranks = test::open_object(system, "ranks");
   EXPECT_EQ(test::dataset_shape(ranks), std::vector<hsize_t>{4});
@@ -113,6 +116,22 @@ TEST(ResultLayout, NoCudaOrNcclAttributeWithoutThem) {
   EXPECT_FALSE(test::has_attribute(system, "cuda_runtime"));
   EXPECT_FALSE(test::has_attribute(system, "nccl_version"));
   EXPECT_TRUE(test::has_attribute(system, "mpi_library"));
+}
+
+TEST(ResultLayout, NoSlurmAttributeOutsideSlurm) {
+  const test::TempDir dir;
+  const std::string path = dir.file("mpirun.h5");
+  SystemInfo mpirun = test::sample_system();
+  mpirun.launcher = "mpirun";
+  mpirun.slurm_job_id.clear();
+  mpirun.slurm_nodelist.clear();
+  mpirun.slurm_step_id.clear();
+  write_sample_run(path, mpirun);
+  const test::Id file = test::open_file(path);
+  const test::Id system = test::open_object(file, "system");
+  EXPECT_EQ(test::string_attribute(system, "launcher"), "mpirun");
+  for (const char* name : {"slurm_job_id", "slurm_nodelist", "slurm_step_id"})
+    EXPECT_FALSE(test::has_attribute(system, name)) << name;
 }
 
 TEST(ResultLayout, ConfigurationWithData) {

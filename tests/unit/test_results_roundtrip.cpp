@@ -62,6 +62,40 @@ TEST(ResultFile, SystemWithoutCudaOrNcclReadsBackEmptyStrings) {
   EXPECT_TRUE(set.configs.empty());
 }
 
+TEST(ResultFile, SystemOutsideSlurmReadsBackEmptySlurmStrings) {
+  const test::TempDir dir;
+  const std::string path = dir.file("mpirun.h5");
+  SystemInfo mpirun = test::sample_system();
+  mpirun.launcher = "mpirun";
+  mpirun.slurm_job_id.clear();
+  mpirun.slurm_nodelist.clear();
+  mpirun.slurm_step_id.clear();
+  ResultWriter::create(path, test::sample_provenance(), mpirun);
+
+  const ResultSet set = read_results(path);
+  ASSERT_TRUE(set.system.has_value());
+  expect_same(*set.system, mpirun);
+  EXPECT_EQ(set.system->launcher, "mpirun");
+  EXPECT_EQ(set.system->slurm_job_id, "");
+}
+
+TEST(ResultFile, SystemWithoutLauncherReadsBackEmpty) {
+  // As written before launch detection: no launcher and no slurm_* attributes.
+  const test::TempDir dir;
+  const std::string path = dir.file("older.h5");
+  SystemInfo older = test::sample_system();
+  older.launcher.clear();
+  older.slurm_job_id.clear();
+  older.slurm_nodelist.clear();
+  older.slurm_step_id.clear();
+  ResultWriter::create(path, test::sample_provenance(), older);
+
+  const ResultSet set = read_results(path);
+  ASSERT_TRUE(set.system.has_value());
+  expect_same(*set.system, older);
+  EXPECT_EQ(set.system->launcher, "");
+}
+
 TEST(ResultFile, WritingAnIdAgainReplacesTheConfiguration) {
   const test::TempDir dir;
   const std::string path = dir.file("replace.h5");

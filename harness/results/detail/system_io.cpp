@@ -22,10 +22,16 @@ const std::array<TextMember, 4> kRequiredText{{
     {"blas", &SystemInfo::blas},
 }};
 
-/// String attributes present only when the run used that library.
-const std::array<TextMember, 2> kOptionalText{{
+/// String attributes present only when non-empty: cuda_runtime and nccl_version when the run
+/// used that library, the slurm_* ones inside a Slurm job, launcher in every file a run writes
+/// (files from before launch detection lack it).
+const std::array<TextMember, 6> kOptionalText{{
     {"cuda_runtime", &SystemInfo::cuda_runtime},
     {"nccl_version", &SystemInfo::nccl_version},
+    {"launcher", &SystemInfo::launcher},
+    {"slurm_job_id", &SystemInfo::slurm_job_id},
+    {"slurm_nodelist", &SystemInfo::slurm_nodelist},
+    {"slurm_step_id", &SystemInfo::slurm_step_id},
 }};
 
 /// Throws ResultError unless there is one rank row per rank of the world.

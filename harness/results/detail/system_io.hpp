@@ -9,14 +9,16 @@
 namespace scaletune::results::detail {
 
 /// Writes group /system of `file`, replacing an existing one: attributes world_size (int32),
-/// mpi_library, kokkos_version, kokkos_backend, blas, and cuda_runtime and nccl_version only
-/// when non-empty (strings); dataset ranks (rank_table.hpp). world_size 0 means "no launch"
-/// (a file of imported or collective results only): an existing /system is removed and none
-/// is written. Throws ResultError when system.ranks does not hold world_size rows.
+/// mpi_library, kokkos_version, kokkos_backend, blas, and cuda_runtime, nccl_version, launcher,
+/// slurm_job_id, slurm_nodelist and slurm_step_id only when non-empty (strings); dataset ranks
+/// (rank_table.hpp). world_size 0 means "no launch" (a file of imported or collective results
+/// only): an existing /system is removed and none is written. Throws ResultError when
+/// system.ranks does not hold world_size rows.
 void write_system(hid_t file, const H5Where& root, const SystemInfo& system);
 
-/// Reads /system of `file`; std::nullopt when the file has none (imported data). Throws
-/// ResultError naming a missing attribute or a ranks table that does not hold world_size rows.
+/// Reads /system of `file`; std::nullopt when the file has none (imported data). An attribute
+/// written only when non-empty reads back as "" when absent. Throws ResultError naming a missing
+/// attribute or a ranks table that does not hold world_size rows.
 std::optional<SystemInfo> read_system(hid_t file, const H5Where& root);
 
 }  // namespace scaletune::results::detail
