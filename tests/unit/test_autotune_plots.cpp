@@ -21,7 +21,9 @@
 #include <vector>
 
 #include "autotune/plots.hpp"
+#include "tests/support/scoped_env.hpp"
 
+using scaletune::testing_support::ScopedEnv;
 namespace at = scaletune::autotune;
 namespace fs = std::filesystem;
 using Style = at::Curve::Style;
@@ -33,30 +35,6 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 const fs::path kSystemGnuplot = "/usr/bin/gnuplot";
 // The legend text of each curve in the plot command.
 const std::string kCurveTitle = R"(using 1:2 [^\n]* title '([^']*)')";
-
-// Sets (or unsets, for nullopt) an environment variable and restores it on scope exit.
-class ScopedEnv {
- public:
-  ScopedEnv(std::string name, const std::optional<std::string>& value) : m_name(std::move(name)) {
-    if (const char* old = ::getenv(m_name.c_str())) m_old = old;
-    if (value)
-      ::setenv(m_name.c_str(), value->c_str(), 1);
-    else
-      ::unsetenv(m_name.c_str());
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (m_old)
-      ::setenv(m_name.c_str(), m_old->c_str(), 1);
-    else
-      ::unsetenv(m_name.c_str());
-  }
-
- private:
-  std::string m_name;
-  std::optional<std::string> m_old;
-};
 
 // A fresh temporary folder, removed with its contents on scope exit.
 class TempFolder {

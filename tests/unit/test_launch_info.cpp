@@ -10,7 +10,9 @@
 #include <string_view>
 
 #include "harness/mpi/launch_info.hpp"
+#include "tests/support/scoped_env.hpp"
 
+using scaletune::testing_support::ScopedEnv;
 namespace scaletune::mpi {
 namespace {
 
@@ -154,34 +156,10 @@ TEST(LaunchInfo, SrunNeedsBothStepAndTaskId) {
   EXPECT_EQ(detect_in(with(kShell, {{"SLURM_PROCID", "3"}})).launcher, Launcher::singleton);
 }
 
-/// Sets environment variable `name` to `value` for the scope, restoring the old state after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : m_name(name) {
-    if (const char* old = ::getenv(name)) m_old = old;
-    if (value != nullptr)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-  ~ScopedEnv() {
-    if (m_old)
-      ::setenv(m_name.c_str(), m_old->c_str(), 1);
-    else
-      ::unsetenv(m_name.c_str());
-  }
-
- private:
-  std::string m_name;
-  std::optional<std::string> m_old;
-};
-
 TEST(LaunchInfo, RealEnvironmentOverloadReadsTheProcessEnvironment) {
-  const ScopedEnv size("OMPI_COMM_WORLD_SIZE", nullptr);
+  const ScopedEnv size("OMPI_COMM_WORLD_SIZE", std::nullopt);
   const ScopedEnv step("SLURM_STEP_ID", "11");
-  const ScopedEnv stepid("SLURM_STEPID", nullptr);
+  const ScopedEnv stepid("SLURM_STEPID", std::nullopt);
   const ScopedEnv task("SLURM_PROCID", "0");
   const ScopedEnv job("SLURM_JOB_ID", "31337");
   const ScopedEnv nodes("SLURM_JOB_NODELIST", "cn[001-008]");
