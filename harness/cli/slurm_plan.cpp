@@ -1,5 +1,8 @@
 #include "harness/cli/slurm_plan.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -27,24 +30,39 @@ void apply_text(const Args& args, const std::string& option, std::string& field)
   if (field.empty()) throw UsageError(option + " needs a value");
 }
 
-void apply_count(const Args& args, const std::string& option, int& field) {
-  if (args.options.contains(option)) field = parse_rank_count(option, args.option(option));
+/// A Slurm name (partition, account) written into the script as it is.
+void apply_word(const Args& args, const std::string& option, std::string& field) {
+  apply_text(args, option, field);
+  if (args.options.contains(option) && !job::is_slurm_word(field))
+    throw UsageError(option + " '" + field +
+                     "': expected letters, digits and ._,:@+- only (it is written into the "
+                     "batch script as it is)");
+}
+
+/// A whole number in [min, max] for `option`.
+void apply_count(const Args& args, const std::string& option, int min, int max, int& field) {
+  if (!args.options.contains(option)) return;
+  const std::string text = args.option(option);
+  int value = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || value < min || value > max)
+    throw UsageError(option + " takes a whole number from " + std::to_string(min) + " to " +
+                     std::to_string(max) + ", got '" + text + "'");
+  field = value;
 }
 
 /// The [slurm] settings with the command line's options applied.
 slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_path,
                               const Args& args) {
   slurm::SlurmSettings s = slurm::resolve(spec);
-  apply_count(args, "--nodes", s.nodes);
-  if (args.options.contains("--gpus-per-node")) {
-    const std::string text = args.option("--gpus-per-node");
-    s.gpus_per_node = text == "0" ? 0 : parse_rank_count("--gpus-per-node", text);
-    if (spec.slurm.tasks_per_node == 0) s.tasks_per_node = std::max(1, s.gpus_per_node);
-  }
-  apply_count(args, "--tasks-per-node", s.tasks_per_node);
-  apply_count(args, "--cpus-per-task", s.cpus_per_task);
-  apply_text(args, "--partition", s.partition);
-  apply_text(args, "--account", s.account);
+  apply_count(args, "--nodes", 1, job::kMaxSlurmNodes, s.nodes);
+  const bool tasks_set = spec.slurm.tasks_per_node > 0 || args.options.contains("--tasks-per-node");
+  apply_count(args, "--gpus-per-node", 0, job::kMaxPerNode, s.gpus_per_node);
+  if (!tasks_set) s.tasks_per_node = std::max(1, s.gpus_per_node);
+  apply_count(args, "--tasks-per-node", 1, job::kMaxPerNode, s.tasks_per_node);
+  apply_count(args, "--cpus-per-task", 1, job::kMaxPerNode, s.cpus_per_task);
+  apply_word(args, "--partition", s.partition);
+  apply_word(args, "--account", s.account);
   apply_text(args, "--time", s.time);
   if (!job::is_slurm_time(s.time) && !s.time.empty())
     throw UsageError("--time " + s.time +
@@ -59,17 +77,48 @@ slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_p
   return s;
 }
 
-/// Writes `text` to `path` through a temporary file and a rename.
-void write_file(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  std::ofstream(tmp, std::ios::binary | std::ios::trunc) << text;
+/// The job's scripts from an earlier plan in `dir`: "<job>.sbatch" and "<job>-<k>ranks.sbatch".
+std::vector<fs::path> earlier_scripts(const fs::path& dir, const std::string& job_name) {
+  std::vector<fs::path> found;
   std::error_code ec;
-  if (!fs::exists(tmp) || fs::file_size(tmp, ec) != text.size()) {
-    fs::remove(tmp, ec);
-    throw UsageError("cannot write " + path.string());
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const std::string prefix = job_name + "-";
+    const bool split =
+        name.starts_with(prefix) && name.ends_with("ranks.sbatch") &&
+        name.size() > prefix.size() + 12 &&
+        std::ranges::all_of(name.substr(prefix.size(), name.size() - prefix.size() - 12),
+                            [](unsigned char c) { return std::isdigit(c) != 0; });
+    if (name == job_name + ".sbatch" || split) found.push_back(entry.path());
   }
-  fs::rename(tmp, path, ec);
-  if (ec) throw UsageError("cannot write " + path.string() + ": " + ec.message());
+  return found;
+}
+
+/// Writes every script to a temporary file first; only when all are written are the earlier
+/// scripts of the job removed and the new ones renamed into place. Throws UsageError (removing
+/// the temporary files) when a file cannot be written.
+void write_all(const fs::path& dir, const std::string& job_name,
+               const std::vector<slurm::BatchScript>& scripts) {
+  std::vector<fs::path> written;
+  const auto fail = [&](const fs::path& path, const std::string& why) {
+    std::error_code ignored;
+    for (const auto& tmp : written) fs::remove(tmp, ignored);
+    throw UsageError("cannot write " + path.string() + why + "; nothing written");
+  };
+  for (const auto& script : scripts) {
+    const fs::path tmp = dir / ("." + script.file_name + ".tmp");
+    std::ofstream(tmp, std::ios::binary | std::ios::trunc) << script.text;
+    written.push_back(tmp);
+    std::error_code ec;
+    if (fs::file_size(tmp, ec) != script.text.size() || ec) fail(dir / script.file_name, "");
+    if (fs::is_directory(dir / script.file_name))
+      fail(dir / script.file_name, ": a folder is there");
+  }
+  std::error_code ec;
+  for (const auto& old : earlier_scripts(dir, job_name)) fs::remove(old, ec);
+  for (std::size_t k = 0; k < scripts.size(); ++k)
+    fs::rename(written[k], dir / scripts[k].file_name, ec);
+  if (ec) fail(dir, ": " + ec.message());
 }
 
 }  // namespace
@@ -91,9 +140,11 @@ void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, 
   if (ec || !fs::is_directory(dir))
     throw UsageError("--slurm " + dir.string() + ": cannot create the folder" +
                      (ec ? ": " + ec.message() : ""));
-  for (const auto& script : scripts) write_file(dir / script.file_name, script.text);
+  const std::size_t replaced = earlier_scripts(dir, s.job_name).size();
+  write_all(dir, s.job_name, scripts);
   out << "scaletune plan: " << scripts.size() << " batch script" << (scripts.size() == 1 ? "" : "s")
-      << " for job '" << s.job_name << "' in " << dir.string() << "\n";
+      << " for job '" << s.job_name << "' in " << dir.string()
+      << (replaced > 0 ? " (replacing " + std::to_string(replaced) + " earlier)" : "") << "\n";
   for (const auto& script : scripts)
     out << "  " << (dir / script.file_name).string() << ": " << script.allocation.nodes
         << " node(s), " << script.allocation.tasks << " ranks\n";

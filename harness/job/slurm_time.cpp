@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 namespace scaletune::job {
 namespace {
@@ -28,6 +29,13 @@ bool is_slurm_time(std::string_view time) {
   const std::size_t dash = time.find('-');
   if (dash == std::string_view::npos) return digit_fields(time, 3);
   return all_digits(time.substr(0, dash)) && digit_fields(time.substr(dash + 1), 3);
+}
+
+bool is_slurm_word(std::string_view value) {
+  return !value.empty() && std::ranges::all_of(value, [](unsigned char c) {
+    return std::isalnum(c) != 0 ||
+           std::string_view("._,:@+-").find(static_cast<char>(c)) != std::string_view::npos;
+  });
 }
 
 }  // namespace scaletune::job

@@ -57,7 +57,10 @@ std::string environment(const SlurmSettings& s) {
   if (!s.nccl_socket_ifname.empty())
     text += "export NCCL_SOCKET_IFNAME=" + shell_word(s.nccl_socket_ifname) + "\n";
   if (!s.nccl_debug.empty()) text += "export NCCL_DEBUG=" + shell_word(s.nccl_debug) + "\n";
-  return text + "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
+  return text +
+         "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+         "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
+         "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
 }
 
 std::string launch(const Allocation& a, const SlurmSettings& s) {

@@ -26,6 +26,15 @@ done
 launch=$(grep '^srun --mpi=pmix ' "$script") || fail "$script has no srun line"
 expect_match "$launch" " run $PWD/tiny.toml --out $PWD/tiny.h5 --resume --ranks 1,2$" "launch line"
 
+# A second plan replaces the job's earlier scripts, also one for a count the sweep no longer has.
+echo stale >scripts/tiny-3ranks.sbatch
+touch scripts/other.sbatch
+run_status "$SCALETUNE" plan tiny.toml --slurm scripts --tasks-per-node 2 --account demo
+[ "$status" -eq 0 ] || fail "second plan --slurm exited $status: $out"
+expect_match "$out" "in scripts \(replacing 2 earlier\)" "second plan"
+[ ! -e scripts/tiny-3ranks.sbatch ] && [ -e scripts/other.sbatch ] || fail "scripts: $(ls scripts)"
+grep -qxF 'export SRUN_CPUS_PER_TASK="$SLURM_CPUS_PER_TASK"' "$script" || fail "no SRUN_CPUS_PER_TASK"
+
 # The script's command, under mpirun here, writes every configuration.
 cmd=${launch#srun --mpi=pmix }
 run_status $MPIEXEC -n 2 $cmd
@@ -59,6 +68,10 @@ expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --launcher mpiexec
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --nodes 0
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --tasks-per-node 1 --nodes 1
 expect_match "$out" "2 ranks need 2 nodes of 1 ranks; --nodes 1 allows 1" "too few nodes"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --partition $'gpu\necho INJECTED'
+expect_match "$out" "--partition 'gpu" "--partition with a line break"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --account 'a b'
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --cpus-per-task 1025
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 3
 expect_match "$out" "--ranks 3: the sweep has no configuration of 3 ranks" "run --ranks 3"
 echo "PASS"

@@ -59,6 +59,13 @@ TEST(SlurmJob, AbsentTableResolvesToDefaults) {
             1);
 }
 
+TEST(SlurmJob, Words) {
+  for (const char* good : {"gpu", "gpu,debug", "proj-1_a.b", "ib0", "INFO", "a:b@c+d"})
+    EXPECT_TRUE(job::is_slurm_word(good)) << good;
+  for (const char* bad : {"", "a b", "gpu\necho x", "x$(id)", "a'b", "a;b", "a\"b"})
+    EXPECT_FALSE(job::is_slurm_word(bad)) << bad;
+}
+
 TEST(SlurmJob, TimeForms) {
   for (const char* good : {"30", "30:00", "02:00:00", "1-0", "1-02:00", "1-02:00:00", "UNLIMITED"})
     EXPECT_TRUE(job::is_slurm_time(good)) << good;
@@ -77,6 +84,9 @@ TEST(SlurmJob, BadValuesNameFileLineAndKey) {
       {"time = \"2h\"", "time", "Slurm's --time forms"},
       {"launcher = \"srunn\"", "launcher", "srun"},
       {"partition = 3", "partition", "string"},
+      {"partition = \"gpu\\necho INJECTED\"", "partition", "letters, digits"},
+      {"account = \"a b\"", "account", "letters, digits"},
+      {"nccl_socket_ifname = \"$(id)\"", "nccl_socket_ifname", "letters, digits"},
       {"nodez = 2", "nodez", "nodes"},
   };
   for (const auto& c : cases) {

@@ -87,6 +87,8 @@ TEST(SlurmBatchScript, OneNodeWithSrun) {
             "# a sub-communicator that takes whole nodes first; results are added to the result "
             "file.\n"
             "set -euo pipefail\n"
+            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
             "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
             "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
             "/home/u/results/scal.h5 --resume --ranks 1,2,4,8\n");
@@ -123,6 +125,8 @@ TEST(SlurmBatchScript, TwoNodesWithPartitionAccountTimeAndNcclEnvironment) {
             "set -euo pipefail\n"
             "export NCCL_SOCKET_IFNAME=ib0\n"
             "export NCCL_DEBUG=INFO\n"
+            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
             "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
             "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
             "/home/u/results/scal.h5 --resume --ranks 8,16\n");
@@ -158,6 +162,8 @@ TEST(SlurmBatchScript, FourNodesWithMpirunAndASplitCount) {
             "# a sub-communicator that takes whole nodes first; results are added to the result "
             "file.\n"
             "set -euo pipefail\n"
+            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
             "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n" +
                 launch + "4,8,16\n");
   // 6 ranks on nodes of 4: 2 nodes, 3 ranks each (6 = 2 x 3, so no --ntasks line).

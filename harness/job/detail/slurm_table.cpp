@@ -34,6 +34,19 @@ std::string read_time(const TableReader& t) {
   return *time;
 }
 
+/// A string key a batch script writes as it is: letters, digits and ._,:@+- only.
+std::string read_word(const TableReader& t, std::string_view key) {
+  const auto value = t.string(key);
+  if (!value) return {};
+  if (!is_slurm_word(*value))
+    t.fail(*t.find(key), key,
+           std::string(key) +
+               " may hold letters, digits and ._,:@+- only (it is written into "
+               "the batch script as it is), got \"" +
+               *value + "\"");
+  return *value;
+}
+
 }  // namespace
 
 SlurmSpec read_slurm(const TableReader& slurm) {
@@ -43,12 +56,12 @@ SlurmSpec read_slurm(const TableReader& slurm) {
   s.gpus_per_node = integer_or(slurm, "gpus_per_node", 0, kMaxPerNode, -1);
   s.tasks_per_node = integer_or(slurm, "tasks_per_node", 1, kMaxPerNode, 0);
   s.cpus_per_task = integer_or(slurm, "cpus_per_task", 1, kMaxPerNode, 0);
-  s.partition = slurm.string("partition").value_or("");
-  s.account = slurm.string("account").value_or("");
+  s.partition = read_word(slurm, "partition");
+  s.account = read_word(slurm, "account");
   s.time = read_time(slurm);
   s.launcher = slurm.choice("launcher", kLaunchers).value_or("");
-  s.nccl_socket_ifname = slurm.string("nccl_socket_ifname").value_or("");
-  s.nccl_debug = slurm.string("nccl_debug").value_or("");
+  s.nccl_socket_ifname = read_word(slurm, "nccl_socket_ifname");
+  s.nccl_debug = read_word(slurm, "nccl_debug");
   return s;
 }
 

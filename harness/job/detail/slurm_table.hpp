@@ -9,10 +9,6 @@ namespace scaletune::job::detail {
 
 class TableReader;
 
-/// Largest node count and per-node count a job file may ask for.
-constexpr int kMaxSlurmNodes = 1 << 16;
-constexpr int kMaxPerNode = 1024;
-
 /// Reads [slurm] (absent: every field unset): nodes, tasks_per_node, cpus_per_task (integers
 /// >= 1), gpus_per_node (integer >= 0), partition, account, time (non-empty strings; time in one
 /// of Slurm's forms: minutes, "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS"), launcher
