@@ -39,7 +39,7 @@ std::string cost_left_out(std::span<const ConfigMetrics> metrics, const MetricsO
 std::vector<RankingCriterion> criteria_for(const RankedAnalysisOptions& options,
                                            const std::string& left_out) {
   std::vector<RankingCriterion> criteria = default_criteria(left_out.empty());
-  if (!left_out.empty() && options.weights.find("cost") != std::string::npos) {
+  if (!left_out.empty() && !options.weights.empty()) {
     auto with_cost = default_criteria(true);
     set_weights(with_cost, options.weights);  // a typo is reported as such first
     if (with_cost.back().weight > 0)

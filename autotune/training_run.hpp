@@ -24,7 +24,6 @@ struct TrainingRun {
   double throughput = 0;  ///< epochs x samples per epoch / run time, samples/s (incl. evaluation)
 };
 
-
 /// The runs of the imported MLPerf configurations among `configs` (is_mlperf_config(), status
 /// ok), in order; other configurations are ignored. Reads ranks, global_batch, throughput,
 /// number attributes epochs and time_to_train_minutes, text attributes accelerator_model,
