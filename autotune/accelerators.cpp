@@ -26,13 +26,26 @@ std::vector<AcceleratorUse> mlperf_accelerators(const results::ConfigResult& con
   return {AcceleratorUse{{model->second, raw->second}, config.ranks}};
 }
 
+/// The devices of a sweep configuration's ranks: its launch record's, else (files from before
+/// launch records) the first `ranks` rows of /system, right when it ran on the world's first
+/// ranks of that launch; empty when neither names them.
+std::vector<std::string> rank_devices(const results::ConfigResult& config,
+                                      const std::optional<results::SystemInfo>& system) {
+  std::vector<std::string> devices;
+  if (config.launch) {
+    for (const results::RankInfo& r : config.launch->ranks) devices.push_back(r.device);
+  } else if (system && config.ranks >= 1 &&
+             system->ranks.size() >= static_cast<std::size_t>(config.ranks)) {
+    for (int r = 0; r < config.ranks; ++r) devices.push_back(system->ranks[r].device);
+  }
+  return devices;
+}
+
 std::vector<AcceleratorUse> sweep_accelerators(const results::ConfigResult& config,
                                                const std::optional<results::SystemInfo>& system) {
-  if (!system || config.ranks < 1 || system->ranks.size() < static_cast<std::size_t>(config.ranks))
-    return {};
   std::vector<AcceleratorUse> uses;
-  for (int r = 0; r < config.ranks; ++r) {
-    const std::string model = device_model(system->ranks[r].device);
+  for (const std::string& device : rank_devices(config, system)) {
+    const std::string model = device_model(device);
     auto it = std::ranges::find_if(uses, [&](const auto& u) { return u.names.front() == model; });
     if (it == uses.end()) it = uses.insert(uses.end(), AcceleratorUse{{model}, 0});
     ++it->devices;

@@ -27,10 +27,10 @@ struct AcceleratorUse {
 
 /// The accelerators of `config`, by model in order of first use. An imported MLPerf submission
 /// (workload "mlperf:...") uses `ranks` devices of its text attributes accelerator_model and
-/// accelerator; a configuration of ours uses ranks 0..ranks-1 of `system` (a sweep's
-/// sub-communicator of k ranks is the world's first k). Empty when the file does not say (no
-/// /system, or fewer /system ranks than the configuration's, or an import without the
-/// attributes).
+/// accelerator; a configuration of ours uses the devices of its launch record
+/// (/configs/<id>/launch/ranks), or, in files from before launch records, ranks 0..ranks-1 of
+/// `system`. Empty when the file does not say (neither a launch record nor enough /system
+/// ranks, or an import without the attributes).
 std::vector<AcceleratorUse> accelerators_of(const results::ConfigResult& config,
                                             const std::optional<results::SystemInfo>& system);
 

@@ -11,6 +11,7 @@
 
 #include "autotune/detail/format.hpp"
 #include "autotune/detail/text_table.hpp"
+#include "autotune/launches.hpp"
 
 namespace scaletune::autotune {
 
@@ -190,8 +191,10 @@ std::string markdown_report(const results::ResultSet& results,
                             const Recommendation& recommendation) {
   const Rows rows = table_order(metrics);
   const std::string unfinished = unfinished_lines(rows, "- ");
+  const std::string launches = launches_sentence(results);
   return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
-         "\n\n## Configurations\n\n" + detail::to_markdown(config_table(rows)) +
+         (launches.empty() ? "" : "\n\n" + launches) + "\n\n## Configurations\n\n" +
+         detail::to_markdown(config_table(rows)) +
          "\nThroughput = global batch / median step time" + mlperf_throughput_note(metrics) +
          ". Scaling efficiency E(p) = "
          "X(p)·p0 / (p·X(p0)) against the ok configuration of the same series (workload, global "
@@ -211,7 +214,8 @@ std::string inspect_table(const results::ResultSet& results,
   const Rows rows = table_order(metrics);
   const std::string unfinished = unfinished_lines(rows, "");
   const std::string benchmarks = collective_benchmark_lines(results);
-  return contents_line(results, metrics.size()) +
+  const std::string launches = launches_sentence(results);
+  return contents_line(results, metrics.size()) + (launches.empty() ? "" : launches + "\n") +
          (rows.empty() ? "" : "\n" + detail::to_plain(config_table(rows))) +
          (unfinished.empty() ? "" : "\n" + unfinished) +
          (benchmarks.empty() ? "" : "\n" + benchmarks);

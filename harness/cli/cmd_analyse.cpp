@@ -36,6 +36,14 @@ std::string kind_of(const results::ResultSet& rs) {
   return std::ranges::any_of(rs.configs, autotune::is_training_config) ? "sweep" : "";
 }
 
+// Whether a configuration of `rs` takes its devices from /system: one of ours that ran but has
+// no launch record (files from before launch records).
+bool relies_on_system(const results::ResultSet& rs) {
+  return std::ranges::any_of(rs.configs, [](const results::ConfigResult& c) {
+    return !c.launch && c.status != results::Status::skipped && !autotune::is_mlperf_config(c);
+  });
+}
+
 // The device model of each rank of `rs`'s /system (empty without one).
 std::vector<std::string> device_models(const results::ResultSet& rs) {
   std::vector<std::string> models;
@@ -45,8 +53,9 @@ std::vector<std::string> device_models(const results::ResultSet& rs) {
 }
 
 // Throws UsageError when `next` cannot be analysed with `merged`: MLPerf submissions with
-// measured sweeps (their times to train differ in kind), or sweeps on other devices (the
-// merged set keeps the first file's /system, which names every configuration's devices).
+// measured sweeps (their times to train differ in kind), or, when a file's configurations take
+// their devices from /system (relies_on_system), sweeps on other devices (the merged set keeps
+// one /system for all of them).
 void expect_compatible(const results::ResultSet& merged, const results::ResultSet& next) {
   const std::string a = kind_of(merged), b = kind_of(next);
   if (!a.empty() && !b.empty() && a != b)
@@ -54,6 +63,7 @@ void expect_compatible(const results::ResultSet& merged, const results::ResultSe
                      " mix MLPerf submissions with measured sweeps: an MLPerf time to train is "
                      "a score to the target accuracy, a sweep's an estimate from its throughput; "
                      "analyse them apart");
+  if (!relies_on_system(merged) && !relies_on_system(next)) return;
   const auto first = device_models(merged), other = device_models(next);
   for (std::size_t r = 0; r < std::min(first.size(), other.size()); ++r)
     if (first[r] != other[r])
@@ -73,7 +83,7 @@ results::ResultSet load_all(const std::vector<std::string>& paths) {
     results::ResultSet next = autotune::load_results(paths[i]);
     expect_compatible(merged, next);
     if (next.system && (!merged.system || next.system->ranks.size() > merged.system->ranks.size()))
-      merged.system = next.system;  // the same devices (checked), more of them
+      merged.system = next.system;  // the same devices where a configuration needs them
     for (auto& c : next.configs) {
       if (!ids.insert(c.id).second)
         throw UsageError("configuration '" + c.id + "' is in " + paths[i] +

@@ -26,17 +26,17 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The job file's devices.memory_gib for `rank` (of the world: a configuration runs on the
-// world's first ranks), else this rank's share of the host's available memory; bytes.
-std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int rank, MPI_Comm native) {
+// The job file's devices.memory_gib for world rank `world_rank`, else this rank's share of the
+// host's available memory; bytes.
+std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int world_rank, MPI_Comm native) {
   const std::vector<double>& gib = devices.memory_gib;
   if (gib.empty()) return core::host_memory_budget_bytes(node_placement(native).local_size);
-  const double value = gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(rank));
+  const double value = gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(world_rank));
   return static_cast<std::int64_t>(value * static_cast<double>(1LL << 30));
 }
 
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
-                               core::Communicator& comm, MPI_Comm native) {
+                               core::Communicator& comm, MPI_Comm native, int world_rank) {
   const auto r = static_cast<std::size_t>(comm.rank());
   const auto& prb = config.per_rank_batch;
   core::RankContext ctx;
@@ -48,7 +48,7 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
       prb.empty() ? 0 : std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
   ctx.seed = job.run.seed;
-  ctx.memory_budget_bytes = memory_budget_bytes(job.devices, comm.rank(), native);
+  ctx.memory_budget_bytes = memory_budget_bytes(job.devices, world_rank, native);
   return ctx;
 }
 
@@ -140,12 +140,13 @@ results::ConfigResult describe(const job::Config& config) {
   return r;
 }
 
-results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config,
-                                 MPI_Comm comm) {
+results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
+                                 std::span<const int> world_ranks) {
   results::ConfigResult result = describe(config);
   const Deadline deadline(job.run.timeout_s);
   MpiCommunicator communicator(comm);
-  const core::RankContext ctx = rank_context(job, config, communicator, comm);
+  const core::RankContext ctx = rank_context(
+      job, config, communicator, comm, world_ranks[static_cast<std::size_t>(communicator.rank())]);
   Outcome out;
   std::unique_ptr<core::Workload> workload;
   guarded(out, [&] {

@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <span>
+
 #include "harness/job/job.hpp"
 #include "harness/results/result_types.hpp"
 
@@ -15,7 +17,10 @@ namespace scaletune::mpi {
 /// failing rank's message. Rank 0 of `comm` gets the full result; other ranks get the status.
 /// step_time[i] is the slowest rank's wall time of iteration i (s); throughput =
 /// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.
-results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm);
+/// world_ranks[i] is the launch's world rank of rank i of `comm`; a per-rank
+/// devices.memory_gib list is indexed by it (the job file lists memory by world rank).
+results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
+                                 std::span<const int> world_ranks);
 
 /// Fills step_time_median, step_time_p95 (s) and throughput = global_batch / median step time
 /// (samples/s) from r.step_time (non-empty).

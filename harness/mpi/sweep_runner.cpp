@@ -20,6 +20,7 @@
 #include "harness/mpi/sub_communicator.hpp"
 #include "harness/mpi/system_info.hpp"
 #include "harness/mpi/watchdog.hpp"
+#include "harness/results/launch_record.hpp"
 #include "harness/results/result_file.hpp"
 
 namespace scaletune::mpi {
@@ -91,25 +92,24 @@ void check_output(const SweepOptions& options, const job::JobSpec& job) {
 }
 
 // Called by the watchdog when a configuration outlives its hard limit (a rank stuck inside an
-// iteration): rank 0 records it as timeout, then the launch is aborted. Rank 0's limit is the
-// earliest, so it records before any other rank aborts.
-[[noreturn]] void abort_stuck(const job::Config& config, double timeout_s,
+// iteration): rank 0 records it (`described`: its settings and launch) as timeout, then the
+// launch is aborted. Rank 0's limit is the earliest, so it records before any other rank aborts.
+[[noreturn]] void abort_stuck(results::ConfigResult described, double timeout_s,
                               std::optional<results::ResultWriter>& writer, bool recorded,
                               MPI_Comm world) {
   const std::string why = "still running " + std::to_string(hard_limit_s(timeout_s)) +
                           " s after it started (1.25 x run.timeout_s + 10 s): a rank is stuck "
                           "inside an iteration or a collective; the launch was aborted";
   if (writer && !recorded) {
-    results::ConfigResult r = describe(config);
-    r.status = Status::timeout;
-    r.error = why;
+    described.status = Status::timeout;
+    described.error = why;
     try {
-      writer->write_config(r);
+      writer->write_config(described);
     } catch (const std::exception& e) {
       std::cerr << "scaletune run: could not record the timeout: " << e.what() << std::endl;
     }
   }
-  std::cerr << "scaletune run: configuration " << config.id << " " << why << std::endl;
+  std::cerr << "scaletune run: configuration " << described.id << " " << why << std::endl;
   MPI_Abort(world, 1);
   std::_Exit(1);
 }
@@ -133,30 +133,32 @@ void idle_barrier(MPI_Comm world, bool sleep) {
 struct SweepContext {
   const job::JobSpec& job;
   const SweepOptions& options;
-  std::vector<std::string> rank_lines;  // per world rank, for the collective tables (rank 0)
-  std::ostream& progress;               // rank 0's output
+  const results::SystemInfo& system;  // the launch's (every world rank's rows on rank 0)
+  const std::string& started_utc;     // when the launch began (its created_utc)
+  std::ostream& progress;             // rank 0's output
 };
 
-// "on <host> device <device>" per world rank, as the collective tables print them.
-std::vector<std::string> rank_lines(const results::SystemInfo& system) {
+// "on <host> device <device>" per rank of `launch` (empty without one), as the collective
+// tables print them.
+std::vector<std::string> rank_lines(const std::optional<results::LaunchRecord>& launch) {
   std::vector<std::string> lines;
-  for (const results::RankInfo& r : system.ranks)
-    lines.push_back("on " + r.host + " device " + r.device);
+  if (launch)
+    for (const results::RankInfo& r : launch->ranks)
+      lines.push_back("on " + r.host + " device " + r.device);
   return lines;
 }
 
 // Runs the configuration on this member rank of `sub`: the collective benchmark or a training
-// workload. Collective rows come back in `rows` (rank 0, when ok).
+// workload. `launch` is the configuration's launch record (rank 0) or empty (other ranks).
+// Collective rows come back in `rows` (rank 0, when ok).
 results::ConfigResult run_member(const SweepContext& ctx, const job::Config& config,
                                  const SubCommunicator& sub,
+                                 const std::optional<results::LaunchRecord>& launch,
                                  std::vector<results::CollectiveResult>& rows) {
-  if (config.workload != "collectives") return run_config(ctx.job, config, sub.get());
-  std::vector<std::string> lines;  // the members' lines (rank 0 holds every world rank's)
-  for (const int r : sub.parent_ranks())
-    if (static_cast<std::size_t>(r) < ctx.rank_lines.size())
-      lines.push_back(ctx.rank_lines[static_cast<std::size_t>(r)]);
-  CollectivesRun run = run_collectives_config(ctx.job, config, sub.get(),
-                                              ctx.options.make_communicator, lines, &ctx.progress);
+  if (config.workload != "collectives")
+    return run_config(ctx.job, config, sub.get(), sub.parent_ranks());
+  CollectivesRun run = run_collectives_config(
+      ctx.job, config, sub.get(), ctx.options.make_communicator, rank_lines(launch), &ctx.progress);
   rows = std::move(run.rows);
   return std::move(run.config);
 }
@@ -173,18 +175,27 @@ Status run_and_record(const SweepContext& ctx, const job::Config& config,
   // thread-safe) and has not recorded the configuration already.
   std::mutex writing;
   bool recorded = false;
+  std::optional<results::LaunchRecord> launch;  // rank 0's, once the ranks are placed
   const Watchdog watchdog(hard_limit_s(job.run.timeout_s) + (rank == 0 ? 0.0 : 5.0), [&] {
     const std::unique_lock lock(writing, std::try_to_lock);
-    abort_stuck(config, job.run.timeout_s, writer, recorded || !lock.owns_lock(), world);
+    results::ConfigResult described = describe(config);
+    if (lock.owns_lock()) described.launch = launch;
+    abort_stuck(std::move(described), job.run.timeout_s, writer, recorded || !lock.owns_lock(),
+                world);
   });
   std::vector<results::CollectiveResult> rows;
   {
     const SubCommunicator sub(world, config.ranks);
-    if (sub.member()) result = run_member(ctx, config, sub, rows);
+    if (rank == 0) {
+      const std::lock_guard lock(writing);
+      launch = results::launch_record(ctx.system, ctx.started_utc, sub.parent_ranks());
+    }
+    if (sub.member()) result = run_member(ctx, config, sub, launch, rows);
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
   on_root(world, [&] {
     const std::lock_guard lock(writing);
+    result.launch = launch;
     if (!rows.empty()) writer->append_collectives(rows);
     writer->write_config(result);
     recorded = true;
@@ -221,7 +232,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   results::SystemInfo system = gather_system_info(world, options.blas, options.device);
   system.cuda_runtime = options.cuda_runtime;
   system.nccl_version = options.nccl_version;
-  const SweepContext ctx{job, options, rank_lines(system), progress};
+  const SweepContext ctx{job, options, system, provenance.created_utc, progress};
 
   std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;

@@ -57,6 +57,21 @@ struct SystemInfo {
   std::vector<RankInfo> ranks;  ///< [world_size]
 };
 
+/// The launch that ran one configuration: stored as the /configs/<id>/launch group
+/// (results/README.md). /system describes only a file's latest launch (--resume replaces it),
+/// so a sweep split over several launches (Slurm jobs) keeps here, per configuration, which
+/// launch ran it and on which world ranks, hosts and devices.
+struct LaunchRecord {
+  int world_size = 0;         ///< ranks of that launch, >= the configuration's ranks
+  std::string started_utc;    ///< when that launch began (its created_utc), ISO 8601
+  std::string launcher;       ///< as SystemInfo::launcher
+  std::string slurm_job_id;   ///< as SystemInfo::slurm_job_id; empty outside a Slurm job
+  std::string slurm_step_id;  ///< as SystemInfo::slurm_step_id; empty unless launched by srun
+  /// [configuration ranks]: row i describes configuration rank i, and its `rank` is that rank's
+  /// rank in MPI_COMM_WORLD of the launch (distinct, in [0, world_size)).
+  std::vector<RankInfo> ranks;
+};
+
 /// Embedding-table statistics of one configuration of the DLRM workload, per table and rank,
 /// for one step's batch (the same batch every step). Stored as the /configs/<id>/embedding
 /// group (results/README.md).
@@ -102,6 +117,9 @@ struct ConfigResult {
   std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
   std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, plan, ...)
   std::optional<EmbeddingStats> embedding;        ///< DLRM configurations that ran; else empty
+  /// Where it ran; empty for configurations that did not start (skipped), imported results and
+  /// files written before launch records.
+  std::optional<LaunchRecord> launch;
 
   /// Iterations stored in step_time.
   std::size_t iterations() const { return step_time.size(); }

@@ -51,6 +51,21 @@ class ProbeWorkload final : public core::Workload {
   int m_sleep_ms;
 };
 
+// A workload whose "peak memory" is the memory budget the harness gave its rank, so the result
+// file shows which devices.memory_gib value each rank got.
+class BudgetWorkload final : public core::Workload {
+ public:
+  explicit BudgetWorkload(const core::RankContext& ctx) : m_budget(ctx.memory_budget_bytes) {}
+  std::vector<std::string> phase_names() const override { return {"fwd"}; }
+  void step(core::PhaseTimer& timer) override { timer.mark(0); }
+  double params() const override { return 1; }
+  double flops_per_sample() const override { return 1; }
+  std::int64_t memory_peak_bytes() const override { return m_budget; }
+
+ private:
+  std::int64_t m_budget;
+};
+
 const bool kRegistered = [] {
   core::register_workload(
       "probe", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
@@ -59,6 +74,10 @@ const bool kRegistered = [] {
   core::register_workload(
       "slow", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
         return std::make_unique<ProbeWorkload>(c, ctx, 60);
+      });
+  core::register_workload(
+      "budget", [](const job::WorkloadSpec&, const job::Config&, const core::RankContext& ctx) {
+        return std::make_unique<BudgetWorkload>(ctx);
       });
   core::register_workload(
       "oom",
@@ -98,10 +117,12 @@ struct Sweep {
   std::string progress;
 };
 
-Sweep run(const std::vector<job::Config>& configs, double timeout_s, const std::string& name) {
+Sweep run(const std::vector<job::Config>& configs, double timeout_s, const std::string& name,
+          const std::vector<double>& memory_gib = {}) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   job::JobSpec spec;
+  spec.devices.memory_gib = memory_gib;
   spec.toml_text = "# test job";
   spec.run.warmup = 1;
   spec.run.iterations = 3;
@@ -138,9 +159,20 @@ TEST(SweepRunner, RunsEachConfigurationOnTheFirstRanksAndSkipsLargerOnes) {
   if (rank != 0) return;
   const auto file = results::read_results(s.path);
   ASSERT_EQ(file.configs.size(), 4u);
+  ASSERT_TRUE(file.system.has_value());
   for (const auto& c : file.configs) {
     EXPECT_EQ(c.status, c.ranks <= size ? Status::ok : Status::skipped) << c.id;
+    EXPECT_EQ(c.launch.has_value(), c.status == Status::ok) << c.id;  // skipped: never launched
     if (c.status != Status::ok) continue;
+    // One host: the configuration's ranks are the world's first, as /system describes them.
+    EXPECT_EQ(c.launch->world_size, size);
+    EXPECT_EQ(c.launch->launcher, file.system->launcher);
+    ASSERT_EQ(c.launch->ranks.size(), static_cast<std::size_t>(c.ranks));
+    for (std::size_t r = 0; r < c.launch->ranks.size(); ++r) {
+      EXPECT_EQ(c.launch->ranks[r].rank, static_cast<int>(r));
+      EXPECT_EQ(c.launch->ranks[r].host, file.system->ranks[r].host);
+      EXPECT_EQ(c.launch->ranks[r].device, file.system->ranks[r].device);
+    }
     EXPECT_EQ(c.step_time.size(), 3u);
     EXPECT_EQ(c.rank_phase_time.size(), static_cast<std::size_t>(c.ranks) * 3 * 2);
     ASSERT_EQ(c.rank_memory_peak.size(), static_cast<std::size_t>(c.ranks));
@@ -177,6 +209,28 @@ TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
   EXPECT_EQ(kokkos.status, Status::oom) << kokkos.error;  // Kokkos' failure is not a bad_alloc
   EXPECT_EQ(kokkos.error.find('\n'), std::string::npos) << "one line: " << kokkos.error;
   EXPECT_EQ(by_id.at("probe-r2").status, Status::ok);
+  for (const auto& [id, c] : by_id) {  // every one started, so every one records its launch
+    ASSERT_TRUE(c.launch.has_value()) << id;
+    EXPECT_EQ(c.launch->ranks.size(), static_cast<std::size_t>(c.ranks)) << id;
+  }
+}
+
+TEST(SweepRunner, PerRankMemoryIsTheWorldRanksValue) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> gib;  // world rank w may use w + 1 GiB
+  for (int w = 0; w < size; ++w) gib.push_back(w + 1);
+  const Sweep s = run({config("budget", 1), config("budget", size)}, 60, "budget", gib);
+  EXPECT_EQ(s.summary.ok, 2);
+  if (rank != 0) return;
+  for (const auto& c : results::read_results(s.path).configs) {
+    ASSERT_TRUE(c.launch.has_value()) << c.id;
+    ASSERT_EQ(c.rank_memory_peak.size(), static_cast<std::size_t>(c.ranks)) << c.id;
+    for (std::size_t r = 0; r < c.rank_memory_peak.size(); ++r)
+      EXPECT_EQ(c.rank_memory_peak[r], (c.launch->ranks[r].rank + 1) * (std::int64_t{1} << 30))
+          << c.id << " rank " << r;
+  }
 }
 
 }  // namespace

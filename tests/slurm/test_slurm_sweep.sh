@@ -1,7 +1,8 @@
 # A tiny ResNet-50 sweep submitted with `sbatch --wait` to a real one-node Slurm, with the
 # batch scripts `scaletune plan --slurm` writes: once launched by `srun --mpi=pmix` and once by
 # mpirun inside the allocation; both must write a valid result file with every configuration ok
-# and record the launcher and the Slurm job in /system. Skipped (exit 77) where Slurm cannot
+# and record the launcher and the Slurm job in /system and in each configuration's launch
+# record. Skipped (exit 77) where Slurm cannot
 # start.
 source "$(dirname "$0")/../e2e/lib.sh"
 source "$(dirname "$0")/slurm_fixture.sh"
@@ -52,6 +53,10 @@ assert sorted((g.attrs["ranks"], g.attrs["global_batch"]) for g in configs) == [
 for g in configs:
     assert g.attrs["status"] == "ok", (g.name, g.attrs["status"], g.attrs["error"])
     assert g["step_time"].shape == (2,) and min(g["step_time"][()]) > 0, g.name
+    launch = g["launch"]
+    assert text(launch.attrs["slurm_job_id"]) == sys.argv[3], (g.name, dict(launch.attrs))
+    assert text(launch.attrs["launcher"]) == sys.argv[2], (g.name, dict(launch.attrs))
+    assert list(launch["ranks"]["rank"]) == list(range(g.attrs["ranks"])), g.name
 PY
 }
 

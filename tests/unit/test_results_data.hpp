@@ -166,6 +166,18 @@ inline void expect_same(const Provenance& got, const Provenance& want) {
   EXPECT_EQ(got.build_type, want.build_type);
 }
 
+inline void expect_same(const std::vector<RankInfo>& got, const std::vector<RankInfo>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t r = 0; r < want.size(); ++r) {
+    SCOPED_TRACE("rank row " + std::to_string(r));
+    EXPECT_EQ(got[r].rank, want[r].rank);
+    EXPECT_EQ(got[r].host, want[r].host);
+    EXPECT_EQ(got[r].local_rank, want[r].local_rank);
+    EXPECT_EQ(got[r].device, want[r].device);
+    EXPECT_EQ(got[r].memory_bytes, want[r].memory_bytes);
+  }
+}
+
 inline void expect_same(const SystemInfo& got, const SystemInfo& want) {
   EXPECT_EQ(got.world_size, want.world_size);
   EXPECT_EQ(got.mpi_library, want.mpi_library);
@@ -178,15 +190,16 @@ inline void expect_same(const SystemInfo& got, const SystemInfo& want) {
   EXPECT_EQ(got.slurm_job_id, want.slurm_job_id);
   EXPECT_EQ(got.slurm_nodelist, want.slurm_nodelist);
   EXPECT_EQ(got.slurm_step_id, want.slurm_step_id);
-  ASSERT_EQ(got.ranks.size(), want.ranks.size());
-  for (std::size_t r = 0; r < want.ranks.size(); ++r) {
-    SCOPED_TRACE("rank row " + std::to_string(r));
-    EXPECT_EQ(got.ranks[r].rank, want.ranks[r].rank);
-    EXPECT_EQ(got.ranks[r].host, want.ranks[r].host);
-    EXPECT_EQ(got.ranks[r].local_rank, want.ranks[r].local_rank);
-    EXPECT_EQ(got.ranks[r].device, want.ranks[r].device);
-    EXPECT_EQ(got.ranks[r].memory_bytes, want.ranks[r].memory_bytes);
-  }
+  expect_same(got.ranks, want.ranks);
+}
+
+inline void expect_same(const LaunchRecord& got, const LaunchRecord& want) {
+  EXPECT_EQ(got.world_size, want.world_size);
+  EXPECT_EQ(got.started_utc, want.started_utc);
+  EXPECT_EQ(got.launcher, want.launcher);
+  EXPECT_EQ(got.slurm_job_id, want.slurm_job_id);
+  EXPECT_EQ(got.slurm_step_id, want.slurm_step_id);
+  expect_same(got.ranks, want.ranks);
 }
 
 /// Every field equal; doubles bit for bit (HDF5 stores float64 unchanged).
@@ -213,6 +226,8 @@ inline void expect_same(const ConfigResult& got, const ConfigResult& want) {
   EXPECT_EQ(got.rank_memory_peak, want.rank_memory_peak);
   EXPECT_EQ(got.number_attrs, want.number_attrs);
   EXPECT_EQ(got.text_attrs, want.text_attrs);
+  ASSERT_EQ(got.launch.has_value(), want.launch.has_value());
+  if (want.launch) expect_same(*got.launch, *want.launch);
 }
 
 /// Success when `text` contains `piece`; otherwise a failure that shows both.

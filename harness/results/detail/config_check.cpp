@@ -1,6 +1,7 @@
 #include "harness/results/detail/config_check.hpp"
 
 #include <numeric>
+#include <set>
 
 #include "harness/results/detail/config_io.hpp"
 
@@ -88,6 +89,24 @@ void check_storable(const ConfigResult& config, const H5Where& configs) {
   const H5Where at = configs.child(config.id);
   check_per_iteration(config, at);
   check_embedding(config, at);
+  check_launch(config, configs);
+}
+
+void check_launch(const ConfigResult& config, const H5Where& configs) {
+  if (!config.launch) return;
+  const H5Where at = configs.child(config.id);
+  const LaunchRecord& launch = *config.launch;
+  check_size(launch.ranks.size(), static_cast<std::size_t>(config.ranks), "launch.ranks", "ranks",
+             at);
+  std::set<int> seen;
+  for (const RankInfo& r : launch.ranks) {
+    if (r.rank < 0 || r.rank >= launch.world_size)
+      at.fail("launch.ranks names world rank " + std::to_string(r.rank) +
+              "; expected one in [0, launch.world_size = " + std::to_string(launch.world_size) +
+              ")");
+    if (!seen.insert(r.rank).second)
+      at.fail("launch.ranks names world rank " + std::to_string(r.rank) + " twice");
+  }
 }
 
 }  // namespace scaletune::results::detail

@@ -18,11 +18,17 @@ namespace scaletune::results::detail {
 /// The reader calls it after the attributes and before the datasets of each configuration.
 void check_attributes(const ConfigResult& config, const H5Where& configs);
 
+/// Throws ResultError naming /configs/<id> and launch.ranks unless config.launch, when given,
+/// has one row per configuration rank, each naming a distinct world rank in
+/// [0, launch.world_size). The reader calls it after reading the launch group.
+void check_launch(const ConfigResult& config, const H5Where& configs);
+
 /// check_attributes(), and: without step_time there is no other per-iteration data
 /// (rank_phase_time, phase_names, rank_memory_peak empty); with it, rank_phase_time holds
 /// ranks * iterations * phases values and rank_memory_peak holds `ranks`; an embedding, when
 /// given, has ranks equal to the configuration's, and lookups and bytes_touched hold tables *
-/// ranks values, reuse_histogram tables * ranks * reuse_bins (tables = table_names.size()).
+/// ranks values, reuse_histogram tables * ranks * reuse_bins (tables = table_names.size());
+/// check_launch().
 /// Throws ResultError naming /configs/<id> and the field (embedding.lookups, ...). The writer
 /// calls it before writing a configuration, so a rejected one leaves nothing behind.
 void check_storable(const ConfigResult& config, const H5Where& configs);

@@ -10,6 +10,7 @@
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
+#include "harness/results/detail/launch_io.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -143,6 +144,7 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
   write_attributes(group.id(), at, config);
   if (!config.step_time.empty()) write_datasets(group.id(), at, config);
   if (config.embedding) write_embedding_group(group.id(), at, *config.embedding);
+  if (config.launch) write_launch_group(group.id(), at, *config.launch);
 }
 
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id) {
@@ -154,6 +156,8 @@ ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::s
   check_attributes(config, where);
   if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
   config.embedding = read_embedding_group(group.id(), at, config.ranks);
+  config.launch = read_launch_group(group.id(), at);
+  check_launch(config, where);
   return config;
 }
 

@@ -37,7 +37,7 @@ Datatype rank_row_type(const H5Where& at) {
 
 }  // namespace
 
-void write_rank_table(hid_t system, const H5Where& where, const std::vector<RankInfo>& ranks) {
+void write_rank_table(hid_t group, const H5Where& where, const std::vector<RankInfo>& ranks) {
   std::vector<RankRow> rows;
   rows.reserve(ranks.size());
   // HDF5 only reads the strings while writing: the casts never lead to a write through them.
@@ -45,12 +45,12 @@ void write_rank_table(hid_t system, const H5Where& where, const std::vector<Rank
     rows.push_back({r.rank, const_cast<char*>(r.host.c_str()), r.local_rank,
                     const_cast<char*>(r.device.c_str()), r.memory_bytes});
   const Datatype type = rank_row_type(where.child(kName));
-  write_dataset_raw(system, where, kName, type.id(), {{ranks.size()}, "ranks", ""}, rows.data());
+  write_dataset_raw(group, where, kName, type.id(), {{ranks.size()}, "ranks", ""}, rows.data());
 }
 
-std::vector<RankInfo> read_rank_table(hid_t system, const H5Where& where) {
+std::vector<RankInfo> read_rank_table(hid_t group, const H5Where& where) {
   const H5Where at = where.child(kName);
-  const Dataset dataset = open_dataset(system, where, kName);
+  const Dataset dataset = open_dataset(group, where, kName);
   const std::vector<hsize_t> dims = dataset_dims(dataset, at);
   if (dims.size() != 1) at.fail("expected a one-dimensional table [ranks]");
   const Datatype type = rank_row_type(at);

@@ -1,6 +1,7 @@
 #pragma once
-// /system/ranks: one compound row per rank (rank int32, host string, local_rank int32,
-// device string, memory_bytes int64), as DESIGN.md "Result file" lays it out.
+// /system/ranks and /configs/<id>/launch/ranks: one compound row per rank (rank int32, host
+// string, local_rank int32, device string, memory_bytes int64), as DESIGN.md "Result file"
+// lays out /system/ranks.
 
 #include <vector>
 
@@ -9,12 +10,12 @@
 
 namespace scaletune::results::detail {
 
-/// Writes compound dataset `ranks` [ranks.size()] into group `system` (at `where`), with
+/// Writes compound dataset `ranks` [ranks.size()] into `group` (at `where`), with
 /// units "" (each field's unit is in its name: memory_bytes) and dims "ranks".
-void write_rank_table(hid_t system, const H5Where& where, const std::vector<RankInfo>& ranks);
+void write_rank_table(hid_t group, const H5Where& where, const std::vector<RankInfo>& ranks);
 
-/// Reads compound dataset `ranks` of group `system`; fields are matched by name.
+/// Reads compound dataset `ranks` of `group`; fields are matched by name.
 /// Throws ResultError when it is missing, not one-dimensional, or lacks a field.
-std::vector<RankInfo> read_rank_table(hid_t system, const H5Where& where);
+std::vector<RankInfo> read_rank_table(hid_t group, const H5Where& where);
 
 }  // namespace scaletune::results::detail
