@@ -14,6 +14,8 @@
 
 #include <toml++/toml.h>
 
+#include "harness/job/toml_keys.hpp"
+
 namespace scaletune::autotune {
 namespace {
 
@@ -40,23 +42,6 @@ constexpr std::array<std::string_view, 2> kTopLevelKeys = {kCurrencyKey, kPrices
   throw std::invalid_argument(text + what);
 }
 
-/// `text` in TOML basic-string quotes, with `"` and `\` escaped.
-std::string toml_quoted(std::string_view text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + '"';
-}
-
-/// A TOML bare key: [A-Za-z0-9_-]+.
-bool is_bare_key(std::string_view key) {
-  return !key.empty() && std::ranges::all_of(key, [](unsigned char c) {
-    return std::isalnum(c) != 0 || c == '_' || c == '-';
-  });
-}
-
 /// The dotted key of `path`, e.g. per_device_hour."NVIDIA A30": keys that are no bare keys, and
 /// accelerator names under per_device_hour always, in quotes.
 std::string dotted_key(const std::vector<std::string>& path) {
@@ -64,7 +49,7 @@ std::string dotted_key(const std::vector<std::string>& path) {
   for (std::size_t i = 0; i < path.size(); ++i) {
     const bool accelerator = i == 1 && path.front() == kPricesKey;
     if (i > 0) out += '.';
-    out += accelerator || !is_bare_key(path[i]) ? toml_quoted(path[i]) : path[i];
+    out += accelerator || !job::is_bare_key(path[i]) ? job::toml_quoted(path[i]) : path[i];
   }
   return out;
 }
@@ -74,96 +59,15 @@ std::string price_key(std::string_view accelerator) {
   return dotted_key({std::string(kPricesKey), std::string(accelerator)});
 }
 
-/// Line `number` (1-based) of `text`, without its newline; empty past the end.
-std::string_view line_of(std::string_view text, std::size_t number) {
-  std::size_t begin = 0;
-  for (std::size_t n = 1; n < number; ++n) {
-    const std::size_t end = text.find('\n', begin);
-    if (end == std::string_view::npos) return {};
-    begin = end + 1;
-  }
-  return text.substr(begin, text.find('\n', begin) - begin);
-}
-
-/// Offset of the first character of `stops` in `line` outside TOML quotes ("..." with
-/// backslash escapes, '...'), npos when there is none.
-std::size_t find_unquoted(std::string_view line, std::string_view stops) {
-  char quote = 0;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote == '"' && c == '\\')
-      ++i;
-    else if (quote != 0 && c == quote)
-      quote = 0;
-    else if (quote == 0 && (c == '"' || c == '\''))
-      quote = c;
-    else if (quote == 0 && stops.find(c) != std::string_view::npos)
-      return i;
-  }
-  return std::string_view::npos;
-}
-
-bool is_table_header(std::string_view line) {
-  const std::size_t first = line.find_first_not_of(" \t");
-  return first != std::string_view::npos && line[first] == '[';
-}
-
-/// The nearest table header line before line `number`, "" when there is none.
-std::string_view enclosing_header(std::string_view text, std::size_t number) {
-  for (std::size_t n = number; n-- > 1;)
-    if (is_table_header(line_of(text, n))) return line_of(text, n);
-  return {};
-}
-
-/// The keys from the root to the one key-value or table that `doc` defines.
-std::vector<std::string> only_path(const toml::table& doc) {
-  std::vector<std::string> path;
-  const toml::table* table = &doc;
-  while (table != nullptr && table->size() == 1) {
-    const auto only = table->cbegin();  // its pair lives in the iterator: keep it
-    path.emplace_back(only->first.str());
-    const toml::node& node = only->second;
-    const toml::array* array = node.as_array();
-    table = array != nullptr && array->size() == 1 ? array->front().as_table() : node.as_table();
-  }
-  return path;
-}
-
-/// The full key that line `number` of `text` defines: a table header's key, or a key-value
-/// pair's (up to its '=') under the nearest header before it. Empty for a line holding an inline
-/// table (the repeated key may be inside) or one that is not understood.
-std::vector<std::string> defined_key(std::string_view text, std::size_t number) {
-  const std::string_view line = line_of(text, number);
-  std::string doc(line);
-  if (!is_table_header(line)) {
-    const std::size_t equals = find_unquoted(line, "=");
-    if (equals == std::string_view::npos ||
-        find_unquoted(line.substr(equals + 1), "{") != std::string_view::npos)
-      return {};
-    doc = std::string(enclosing_header(text, number)) + "\n" + std::string(line.substr(0, equals)) +
-          " = 0\n";
-  }
-  try {
-    return only_path(toml::parse(doc));
-  } catch (const toml::parse_error&) {
-    return {};
-  }
-}
-
-/// toml++ 3.3 garbles the key in its "cannot redefine existing" message ('"NVNVIDIA A30" ' for
-/// "NVIDIA A30": it records quoted keys twice over), so the message is rebuilt from the line:
-/// "PATH:LINE:COLUMN: key 'KEY': TOML syntax error: redefines ..." at the key's first
-/// character; without the key, at toml++'s position, when the line does not tell it.
-[[noreturn]] void fail_redefined(std::string_view text, const toml::parse_error& error,
-                                 const std::string& path) {
-  const std::string what =
-      "TOML syntax error: redefines a key or table defined earlier; expected each key once";
-  const std::string_view line = line_of(text, error.source().begin.line);
-  const std::vector<std::string> key = defined_key(text, error.source().begin.line);
-  if (key.empty()) fail(path, error.source(), "", what);
-  toml::source_region where = error.source();
-  where.begin.column = static_cast<toml::source_index>(line.find_first_not_of(" \t") + 1);
-  fail(path, where, dotted_key(key), what);
+/// toml++ 3.3 garbles the key in its "cannot redefine existing" message, so the message names
+/// the key read from the line (job::redefinition): "PATH:LINE:COLUMN: key 'KEY': TOML syntax
+/// error: redefines ..." at the key's first character; without the key when the line does not
+/// tell it.
+[[noreturn]] void fail_redefined(const std::string& path, toml::source_region where,
+                                 const job::Redefinition& redefined) {
+  where.begin.column = static_cast<toml::source_index>(redefined.column);
+  fail(path, where, redefined.key.empty() ? "" : dotted_key(redefined.key),
+       "TOML syntax error: redefines a key or table defined earlier; expected each key once");
 }
 
 /// What a message says was found at `node`: the number or string itself, else its type.
@@ -174,7 +78,7 @@ std::string found(const toml::node& node) {
     std::snprintf(digits.data(), digits.size(), "%.15g", floating->get());
     return digits.data();
   }
-  if (const auto* string = node.as_string()) return "the string " + toml_quoted(string->get());
+  if (const auto* string = node.as_string()) return "the string " + job::toml_quoted(string->get());
   if (node.is_boolean()) return "a boolean";
   if (node.is_array()) return "a list";
   if (node.is_table()) return "a table";
@@ -253,8 +157,9 @@ PriceTable parse_prices(std::string_view text, const std::string& path) {
   try {
     root = toml::parse(text, path);
   } catch (const toml::parse_error& error) {
-    if (error.description().find("cannot redefine existing") != std::string_view::npos)
-      fail_redefined(text, error, path);
+    const toml::source_position& at = error.source().begin;
+    if (const auto redefined = job::redefinition(text, error.description(), at.line, at.column))
+      fail_redefined(path, error.source(), *redefined);
     fail(path, error.source(), "", "TOML syntax error: " + std::string(error.description()));
   }
   reject_unknown_keys(root, path);

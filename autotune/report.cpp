@@ -12,6 +12,7 @@
 #include "autotune/detail/format.hpp"
 #include "autotune/detail/text_table.hpp"
 #include "autotune/launches.hpp"
+#include "autotune/mlperf_import.hpp"
 
 namespace scaletune::autotune {
 
@@ -168,13 +169,12 @@ std::string objective_text(const Recommendation& r) {
 }
 
 /// How imported MLPerf submissions' throughput is defined, when there are any.
-std::string mlperf_throughput_note(std::span<const ConfigMetrics> metrics) {
-  const bool mlperf = std::ranges::any_of(
-      metrics, [](const ConfigMetrics& m) { return m.series.starts_with("mlperf:"); });
-  return mlperf ? " (MLPerf submissions: epochs x 1,281,167 images / run time including "
-                  "evaluation; they have no step times or phases, shown as 0 and -, and their "
-                  "series is the accelerator model and software stack)"
-                : "";
+std::string mlperf_throughput_note(const results::ResultSet& results) {
+  return std::ranges::any_of(results.configs, is_mlperf_config)
+             ? " (MLPerf submissions: epochs x 1,281,167 images / run time including "
+               "evaluation; they have no step times or phases, shown as 0 and -, and their "
+               "series is the accelerator model and software stack)"
+             : "";
 }
 
 /// "Recommended: `<id>`. <sentence>", or "No recommendation: <sentence>." without an id.
@@ -195,7 +195,7 @@ std::string markdown_report(const results::ResultSet& results,
   return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
          (launches.empty() ? "" : "\n\n" + launches) + "\n\n## Configurations\n\n" +
          detail::to_markdown(config_table(rows)) +
-         "\nThroughput = global batch / median step time" + mlperf_throughput_note(metrics) +
+         "\nThroughput = global batch / median step time" + mlperf_throughput_note(results) +
          ". Scaling efficiency E(p) = "
          "X(p)·p0 / (p·X(p0)) against the ok configuration of the same series (workload, global "
          "batch, precision and other settings) with the fewest ranks, whatever its batch split. "

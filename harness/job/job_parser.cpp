@@ -17,6 +17,7 @@
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
 #include "harness/job/job_error.hpp"
+#include "harness/job/toml_keys.hpp"
 
 namespace scaletune::job {
 namespace {
@@ -35,25 +36,18 @@ constexpr double kMaxBucketMib = 1 << 20;           // 1 TiB
 constexpr std::string_view kBucketRange =
     ">= 1/1024 and <= 1048576 (MiB: from 1 KiB to 1 TiB), e.g. 25";
 
-/// TOML++ reports a repeated key as "... cannot redefine existing integer 'iterations'".
-std::string redefined_key(std::string_view description) {
-  if (description.find("cannot redefine existing") == std::string_view::npos) return {};
-  const std::size_t close = description.rfind('\'');
-  if (close == std::string_view::npos || close == 0) return {};
-  const std::size_t open = description.rfind('\'', close - 1);
-  if (open == std::string_view::npos) return {};
-  return std::string(description.substr(open + 1, close - open - 1));
-}
-
 toml::table parse_toml(const std::string& text, const std::string& path) {
   try {
     return toml::parse(std::string_view(text), std::string_view(path));
   } catch (const toml::parse_error& e) {
-    const std::string key = redefined_key(e.description());
-    const std::string message = key.empty() ? "TOML syntax error: " + std::string(e.description())
-                                            : "key defined twice; keep one definition";
-    throw JobError(path, static_cast<int>(e.source().begin.line),
-                   static_cast<int>(e.source().begin.column), key, message);
+    const toml::source_position& at = e.source().begin;
+    const auto redefined = redefinition(text, e.description(), at.line, at.column);
+    if (!redefined)
+      throw JobError(path, static_cast<int>(at.line), static_cast<int>(at.column), "",
+                     "TOML syntax error: " + std::string(e.description()));
+    throw JobError(path, static_cast<int>(redefined->line), static_cast<int>(redefined->column),
+                   redefined->key.empty() ? "" : redefined->key.back(),
+                   "key defined twice; keep one definition");
   }
 }
 

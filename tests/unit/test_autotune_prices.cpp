@@ -237,14 +237,15 @@ TEST(Prices, RepeatedKeyIsNamedOnceAtItsLineAndColumn) {
             position_of(table, "[per_device_hour]\nA30") + "key 'per_device_hour': " + redefined);
 }
 
+// The line holds an inline table, so the key is the parser's (bare keys only), at its position.
 TEST(Prices, RepeatedKeyInsideAnInlineTableKeepsTheLine) {
   const std::string text = "[per_device_hour]\nA30 = { spot = 1, spot = 2 }\n";
   const std::string message = error_of(text);
   EXPECT_TRUE(message.starts_with("prices.toml:2:")) << message;
-  EXPECT_NE(message.find(": TOML syntax error: redefines a key or table defined earlier"),
+  EXPECT_NE(message.find(": key 'spot': TOML syntax error: redefines a key or table defined "
+                         "earlier"),
             std::string::npos)
       << message;
-  EXPECT_EQ(message.find("key '"), std::string::npos) << message;
 }
 
 TEST(Prices, UnreadableFilesAreNamed) {

@@ -496,6 +496,16 @@ TEST(JobSyntax, RepeatedKeyNamesTheKeyAtItsSecondDefinition) {
   EXPECT_TRUE(contains(e.message(), "defined twice")) << e.what();
 }
 
+// toml++ 3.3's own message would say '"iiterations" ' (it garbles quoted keys).
+TEST(JobSyntax, RepeatedQuotedKeyIsNamedAsWrittenAtItsFirstCharacter) {
+  const std::string text = edited("run", "iterations", "\"iterations\" = 3\n  \"iterations\" = 4");
+  const JobError e = error_of(text);
+  EXPECT_EQ(e.key(), "iterations");
+  EXPECT_EQ(e.line(), line_of(text, "  \"iterations\" = 4"));
+  EXPECT_EQ(e.column(), 3);
+  EXPECT_TRUE(contains(e.message(), "defined twice")) << e.what();
+}
+
 TEST(JobSyntax, RepeatedTableNamesTheTable) {
   const std::string text = kValidJob + "[run]\nwarmup = 1\n";
   const JobError e = error_of(text);
