@@ -23,8 +23,10 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = info->name();  // "Test/Param" for parameterised tests: one folder
+    std::ranges::replace(name, '/', '-');
     m_path = std::filesystem::temp_directory_path() /
-             ("scaletune-results-" + std::to_string(::getpid()) + "-" + info->name());
+             ("scaletune-results-" + std::to_string(::getpid()) + "-" + name);
     std::filesystem::remove_all(m_path);
     std::filesystem::create_directories(m_path);
   }
