@@ -206,5 +206,22 @@ TEST(ResultLaunch, ReaderNamesAMissingWorldSize) {
   EXPECT_TRUE(contains(message, "world_size")) << message;
 }
 
+TEST(ResultLaunch, ReaderNamesALaunchThatIsNoGroup) {
+  const test::TempDir dir;
+  const std::string path = write_placed_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    ASSERT_GE(H5Ldelete(file, launch_path().c_str(), H5P_DEFAULT), 0);
+    const hsize_t n = 3;
+    const test::Id space{H5Screate_simple(1, &n, nullptr), H5Sclose};
+    const test::Id dataset{H5Dcreate2(file, launch_path().c_str(), H5T_STD_I32LE, space,
+                                      H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                           H5Dclose};
+    ASSERT_GE(dataset, 0);
+  }
+  EXPECT_EQ(error_of([&] { (void)read_results(path); }),
+            path + ": " + launch_path() + ": expected a group, found a dataset or another object");
+}
+
 }  // namespace
 }  // namespace scaletune::results

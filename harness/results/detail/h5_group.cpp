@@ -8,7 +8,13 @@ bool has_link(hid_t loc, const H5Where& where, const std::string& name) {
 
 Group open_group(hid_t loc, const H5Where& where, const std::string& name) {
   if (!has_link(loc, where, name)) where.fail("missing group " + name);
-  return Group{SCALETUNE_H5(where.child(name), H5Gopen2(loc, name.c_str(), H5P_DEFAULT))};
+  const H5Where at = where.child(name);
+  const hid_t object = SCALETUNE_H5(at, H5Oopen(loc, name.c_str(), H5P_DEFAULT));
+  if (H5Iget_type(object) != H5I_GROUP) {
+    H5Oclose(object);
+    at.fail("expected a group, found a dataset or another object");
+  }
+  return Group{object};
 }
 
 Group create_group(hid_t loc, const H5Where& where, const std::string& name) {
