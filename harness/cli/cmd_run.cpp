@@ -88,14 +88,16 @@ void check_memory_list(const job::JobSpec& spec) {
 }
 
 // The configurations whose rank count --ranks lists (all without --ranks). Throws UsageError
-// for a list that is not rank counts or names a count the sweep does not have.
+// for a list that is not rank counts, lists one twice or names a count the sweep does not have.
 std::vector<job::Config> only_ranks(std::vector<job::Config> configs, const Args& args) {
   if (!args.options.contains("--ranks")) return configs;
   const std::string list = args.option("--ranks");
   std::set<int> wanted;
   for (std::size_t begin = 0, end = 0; end != std::string::npos; begin = end + 1) {
     end = list.find(',', begin);
-    wanted.insert(parse_rank_count("--ranks", list.substr(begin, end - begin)));
+    const int k = parse_rank_count("--ranks", list.substr(begin, end - begin));
+    if (!wanted.insert(k).second)
+      throw UsageError("--ranks " + list + ": " + std::to_string(k) + " is listed twice");
   }
   for (int k : wanted)
     if (std::ranges::none_of(configs, [k](const job::Config& c) { return c.ranks == k; }))

@@ -5,6 +5,20 @@
 
 namespace scaletune::results {
 
+bool is_launcher_name(std::string_view name) {
+  return name == "mpirun" || name == "srun" || name == "singleton";
+}
+
+bool is_utc_timestamp(std::string_view text) {
+  constexpr std::string_view kForm = "dddd-dd-ddTdd:dd:ddZ";
+  if (text.size() != kForm.size()) return false;
+  for (std::size_t i = 0; i < kForm.size(); ++i) {
+    const bool digit = text[i] >= '0' && text[i] <= '9';
+    if (kForm[i] == 'd' ? !digit : text[i] != kForm[i]) return false;
+  }
+  return true;
+}
+
 LaunchRecord launch_record(const SystemInfo& system, const std::string& started_utc,
                            std::span<const int> world_ranks) {
   LaunchRecord launch{system.world_size,   started_utc,          system.launcher,

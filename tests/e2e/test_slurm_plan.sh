@@ -74,4 +74,6 @@ expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --account 'a b'
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --cpus-per-task 1025
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 3
 expect_match "$out" "--ranks 3: the sweep has no configuration of 3 ranks" "run --ranks 3"
+expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 1,1
+expect_match "$out" "--ranks 1,1: 1 is listed twice" "run --ranks 1,1"
 echo "PASS"

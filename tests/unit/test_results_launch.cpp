@@ -175,7 +175,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadLaunch{"WorldRankTwice", [](LaunchRecord& l) { l.ranks[2].rank = 2; },
                   "launch.ranks names world rank 2 twice"},
         BadLaunch{"WorldSmallerThanConfiguration", [](LaunchRecord& l) { l.world_size = 2; },
-                  "launch.ranks names world rank 2; expected one in [0, launch.world_size = 2)"}),
+                  "launch.ranks names world rank 2; expected one in [0, launch.world_size = 2)"},
+        BadLaunch{"StartNotIso8601", [](LaunchRecord& l) { l.started_utc = "yesterday"; },
+                  "launch.started_utc is 'yesterday'; expected an ISO 8601 UTC time like "
+                  "2026-11-30T03:00:00Z"},
+        BadLaunch{"StartWithoutZone",
+                  [](LaunchRecord& l) { l.started_utc = "2026-11-30T03:00:00"; },
+                  "launch.started_utc is '2026-11-30T03:00:00'"},
+        BadLaunch{"UnknownLauncher", [](LaunchRecord& l) { l.launcher = "pbs"; },
+                  "launch.launcher is 'pbs'; expected mpirun, srun or singleton"},
+        BadLaunch{"NoLauncher", [](LaunchRecord& l) { l.launcher.clear(); },
+                  "launch.launcher is ''; expected mpirun, srun or singleton"},
+        BadLaunch{"StepWithoutSrun", [](LaunchRecord& l) { l.launcher = "mpirun"; },
+                  "launch.slurm_step_id is set for launcher mpirun; expected it only for srun"}),
     [](const ::testing::TestParamInfo<BadLaunch>& param) { return param.param.name; });
 
 TEST(ResultLaunch, ReaderRejectsAWorldSizeTheRowsDoNotFit) {
@@ -221,6 +233,64 @@ TEST(ResultLaunch, ReaderNamesALaunchThatIsNoGroup) {
   }
   EXPECT_EQ(error_of([&] { (void)read_results(path); }),
             path + ": " + launch_path() + ": expected a group, found a dataset or another object");
+}
+
+TEST(ResultLaunch, WriterRefusesARecordForASkippedConfiguration) {
+  const test::TempDir dir;
+  const std::string path = dir.file("skipped.h5");
+  ResultWriter writer =
+      ResultWriter::create(path, test::sample_provenance(), test::sample_system());
+  ConfigResult config = test::oom_config();
+  config.status = Status::skipped;
+  config.launch = launch_record(test::sample_system(), kStarted, std::vector<int>{0, 1});
+  EXPECT_TRUE(contains(error_of([&] { writer.write_config(config); }),
+                       "a skipped configuration has a launch record; expected none"));
+  EXPECT_TRUE(read_results(path).configs.empty());
+}
+
+/// The message reading placed_config()'s file gives after `edit` changed its launch group.
+std::string read_error_after(const std::function<void(hid_t launch)>& edit) {
+  const test::TempDir dir;
+  const std::string path = write_placed_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    const test::Id group = test::open_object(file, launch_path());
+    edit(group);
+  }
+  return error_of([&] { (void)read_results(path); });
+}
+
+TEST(ResultLaunch, ReaderNamesMissingRequiredAttributes) {
+  for (const char* name : {"started_utc", "launcher"}) {
+    SCOPED_TRACE(name);
+    const std::string message =
+        read_error_after([&](hid_t group) { ASSERT_GE(H5Adelete(group, name), 0); });
+    EXPECT_TRUE(contains(message, launch_path() + ": missing attribute " + name)) << message;
+  }
+}
+
+TEST(ResultLaunch, ReaderRefusesAFloatingPointWorldSize) {
+  const std::string message = read_error_after([](hid_t group) {
+    ASSERT_GE(H5Adelete(group, "world_size"), 0);
+    const test::Id space{H5Screate(H5S_SCALAR), H5Sclose};
+    const test::Id attr{
+        H5Acreate2(group, "world_size", H5T_IEEE_F64LE, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+    const double value = 4.0;
+    ASSERT_GE(H5Awrite(attr, H5T_NATIVE_DOUBLE, &value), 0);
+  });
+  EXPECT_TRUE(contains(message, launch_path() + " attribute world_size: expected an integer "
+                                                "scalar, found a floating-point number"))
+      << message;
+}
+
+TEST(ResultLaunch, SystemLauncherMustBeKnown) {
+  const test::TempDir dir;
+  SystemInfo system = test::sample_system();
+  system.launcher = "pbs";
+  const std::string path = dir.file("pbs.h5");
+  EXPECT_TRUE(contains(
+      error_of([&] { (void)ResultWriter::create(path, test::sample_provenance(), system); }),
+      "launcher is 'pbs'; expected mpirun, srun or singleton"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "harness/results/detail/config_io.hpp"
+#include "harness/results/launch_record.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -61,6 +62,33 @@ void check_embedding(const ConfigResult& config, const H5Where& at) {
              "embedding.reuse_histogram", "tables * ranks * reuse_bins", at);
 }
 
+/// Throws ResultError naming the launch field whose value breaks results/README.md.
+void check_launch_fields(const LaunchRecord& launch, const H5Where& at) {
+  if (!is_utc_timestamp(launch.started_utc))
+    at.fail("launch.started_utc is '" + launch.started_utc +
+            "'; expected an ISO 8601 UTC time like 2026-11-30T03:00:00Z");
+  if (!is_launcher_name(launch.launcher))
+    at.fail("launch.launcher is '" + launch.launcher + "'; expected mpirun, srun or singleton");
+  if (!launch.slurm_step_id.empty() && launch.launcher != "srun")
+    at.fail("launch.slurm_step_id is set for launcher " + launch.launcher +
+            "; expected it only for srun");
+}
+
+/// Throws ResultError naming launch.ranks unless it holds one row per configuration rank, each
+/// naming a distinct world rank in [0, launch.world_size).
+void check_launch_rows(const LaunchRecord& launch, int ranks, const H5Where& at) {
+  check_size(launch.ranks.size(), static_cast<std::size_t>(ranks), "launch.ranks", "ranks", at);
+  std::set<int> seen;
+  for (const RankInfo& r : launch.ranks) {
+    if (r.rank < 0 || r.rank >= launch.world_size)
+      at.fail("launch.ranks names world rank " + std::to_string(r.rank) +
+              "; expected one in [0, launch.world_size = " + std::to_string(launch.world_size) +
+              ")");
+    if (!seen.insert(r.rank).second)
+      at.fail("launch.ranks names world rank " + std::to_string(r.rank) + " twice");
+  }
+}
+
 void check_extra_names(const ConfigResult& config, const H5Where& at) {
   const auto check = [&](const std::string& name) {
     if (name.empty()) at.fail("an extra attribute has an empty name");
@@ -95,18 +123,10 @@ void check_storable(const ConfigResult& config, const H5Where& configs) {
 void check_launch(const ConfigResult& config, const H5Where& configs) {
   if (!config.launch) return;
   const H5Where at = configs.child(config.id);
-  const LaunchRecord& launch = *config.launch;
-  check_size(launch.ranks.size(), static_cast<std::size_t>(config.ranks), "launch.ranks", "ranks",
-             at);
-  std::set<int> seen;
-  for (const RankInfo& r : launch.ranks) {
-    if (r.rank < 0 || r.rank >= launch.world_size)
-      at.fail("launch.ranks names world rank " + std::to_string(r.rank) +
-              "; expected one in [0, launch.world_size = " + std::to_string(launch.world_size) +
-              ")");
-    if (!seen.insert(r.rank).second)
-      at.fail("launch.ranks names world rank " + std::to_string(r.rank) + " twice");
-  }
+  if (config.status == Status::skipped)
+    at.fail("a skipped configuration has a launch record; expected none (it never started)");
+  check_launch_fields(*config.launch, at);
+  check_launch_rows(*config.launch, config.ranks, at);
 }
 
 }  // namespace scaletune::results::detail

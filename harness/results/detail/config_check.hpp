@@ -18,9 +18,11 @@ namespace scaletune::results::detail {
 /// The reader calls it after the attributes and before the datasets of each configuration.
 void check_attributes(const ConfigResult& config, const H5Where& configs);
 
-/// Throws ResultError naming /configs/<id> and launch.ranks unless config.launch, when given,
-/// has one row per configuration rank, each naming a distinct world rank in
-/// [0, launch.world_size). The reader calls it after reading the launch group.
+/// Throws ResultError naming /configs/<id> and the launch field unless config.launch, when
+/// given, belongs to a configuration that started (not skipped), has started_utc in the form
+/// YYYY-MM-DDTHH:MM:SSZ, launcher mpirun, srun or singleton, slurm_step_id only with srun, and
+/// one row per configuration rank, each naming a distinct world rank in [0, world_size). The
+/// reader calls it after reading the launch group.
 void check_launch(const ConfigResult& config, const H5Where& configs);
 
 /// check_attributes(), and: without step_time there is no other per-iteration data

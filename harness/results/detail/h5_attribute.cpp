@@ -1,5 +1,7 @@
 #include "harness/results/detail/h5_attribute.hpp"
 
+#include <type_traits>
+
 #include "harness/results/detail/h5_handle.hpp"
 #include "harness/results/detail/h5_types.hpp"
 
@@ -50,7 +52,8 @@ H5T_class_t type_class(const Attribute& attr, const H5Where& at) {
   return SCALETUNE_H5(at, H5Tget_class(type.id()));
 }
 
-/// All elements of numeric attribute `name`, converted to T by HDF5.
+/// All elements of numeric attribute `name`, converted to T by HDF5; an integer T takes integer
+/// attributes only.
 template <class T>
 std::vector<T> read_numbers(hid_t obj, const H5Where& where, const std::string& name,
                             const std::string& expected) {
@@ -59,6 +62,9 @@ std::vector<T> read_numbers(hid_t obj, const H5Where& where, const std::string& 
   const H5T_class_t found = type_class(attr, at);
   if (found != H5T_INTEGER && found != H5T_FLOAT)
     at.fail("expected " + expected + ", found a non-numeric type");
+  if constexpr (std::is_integral_v<T>)
+    if (found == H5T_FLOAT)  // HDF5 would truncate 1.5 to 1
+      at.fail("expected " + expected + ", found a floating-point number");
   std::vector<T> values(attribute_points(attr, at));
   if (!values.empty()) SCALETUNE_H5(at, H5Aread(attr.id(), native_type<T>(), values.data()));
   return values;

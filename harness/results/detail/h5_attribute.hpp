@@ -32,7 +32,7 @@ void write_attribute(hid_t obj, const H5Where& where, const std::string& name,
                      std::span<const int> values);
 
 /// Reads scalar attribute `name` as int (HDF5 converts other integer types).
-/// Throws ResultError when it is missing or not a single number.
+/// Throws ResultError when it is missing or not a single integer (a float64 1.0 included).
 int read_int_attribute(hid_t obj, const H5Where& where, const std::string& name);
 /// Reads scalar attribute `name` as double (HDF5 converts integers and float32).
 /// Throws ResultError when it is missing or not a single number.
@@ -41,7 +41,7 @@ double read_double_attribute(hid_t obj, const H5Where& where, const std::string&
 /// Throws ResultError when it is missing or not a single variable-length string.
 std::string read_string_attribute(hid_t obj, const H5Where& where, const std::string& name);
 /// Reads attribute `name` as an int array (any shape, flattened row-major; a scalar gives one
-/// element). Throws ResultError when it is missing or not numeric.
+/// element). Throws ResultError when it is missing or not of an integer type.
 std::vector<int> read_int_array_attribute(hid_t obj, const H5Where& where, const std::string& name);
 
 }  // namespace scaletune::results::detail

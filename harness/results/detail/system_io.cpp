@@ -6,6 +6,7 @@
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/rank_table.hpp"
+#include "harness/results/launch_record.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -34,11 +35,14 @@ const std::array<TextMember, 6> kOptionalText{{
     {"slurm_step_id", &SystemInfo::slurm_step_id},
 }};
 
-/// Throws ResultError unless there is one rank row per rank of the world.
+/// Throws ResultError unless there is one rank row per rank of the world and the launcher, when
+/// given, is one a result file names.
 void check_world(const SystemInfo& system, const H5Where& where) {
   if (system.ranks.size() != static_cast<std::size_t>(system.world_size))
     where.fail("ranks holds " + std::to_string(system.ranks.size()) +
                " rows; expected one per rank of world_size " + std::to_string(system.world_size));
+  if (!system.launcher.empty() && !is_launcher_name(system.launcher))
+    where.fail("launcher is '" + system.launcher + "'; expected mpirun, srun or singleton");
 }
 
 }  // namespace
