@@ -11,6 +11,7 @@
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/launch_io.hpp"
+#include "harness/results/detail/text_members.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -20,7 +21,7 @@ const std::array<std::pair<const char*, int ConfigResult::*>, 2> kIntAttrs{{
     {"global_batch", &ConfigResult::global_batch},
 }};
 
-const std::array<std::pair<const char*, std::string ConfigResult::*>, 4> kTextAttrs{{
+const std::array<TextMember<ConfigResult>, 4> kTextAttrs{{
     {"workload", &ConfigResult::workload},
     {"batch_split", &ConfigResult::batch_split},
     {"precision", &ConfigResult::precision},
@@ -57,7 +58,7 @@ ConfigDatasets dataset_specs(hsize_t ranks, hsize_t iterations, hsize_t phases) 
 
 void write_attributes(hid_t group, const H5Where& at, const ConfigResult& config) {
   for (const auto& [name, member] : kIntAttrs) write_attribute(group, at, name, config.*member);
-  for (const auto& [name, member] : kTextAttrs) write_attribute(group, at, name, config.*member);
+  write_text_members(group, at, config, kTextAttrs, Presence::required);
   for (const auto& [name, member] : kNumberAttrs) write_attribute(group, at, name, config.*member);
   if (!config.per_rank_batch.empty())
     write_attribute(group, at, kPerRankBatch, std::span<const int>(config.per_rank_batch));
@@ -91,8 +92,7 @@ void read_extra_attribute(hid_t group, const H5Where& at, const std::string& nam
 
 void read_attributes(hid_t group, const H5Where& at, ConfigResult& config) {
   for (const auto& [name, member] : kIntAttrs) config.*member = read_int_attribute(group, at, name);
-  for (const auto& [name, member] : kTextAttrs)
-    config.*member = read_string_attribute(group, at, name);
+  read_text_members(group, at, config, kTextAttrs, Presence::required);
   for (const auto& [name, member] : kNumberAttrs)
     config.*member = read_double_attribute(group, at, name);
   if (has_attribute(group, at, kPerRankBatch))

@@ -1,15 +1,15 @@
 #include "harness/results/detail/provenance_io.hpp"
 
 #include <array>
-#include <utility>
 
 #include "harness/results/detail/h5_attribute.hpp"
+#include "harness/results/detail/text_members.hpp"
 
 namespace scaletune::results::detail {
 namespace {
 
 /// The string attributes of the root group and the Provenance member each one holds.
-const std::array<std::pair<const char*, std::string Provenance::*>, 6> kTextAttrs{{
+const std::array<TextMember<Provenance>, 6> kTextAttrs{{
     {"scaletune_version", &Provenance::scaletune_version},
     {"git_sha", &Provenance::git_sha},
     {"created_utc", &Provenance::created_utc},
@@ -25,15 +25,13 @@ void write_provenance(hid_t file, const H5Where& root, const Provenance& provena
     root.fail("cannot write schema_version " + std::to_string(provenance.schema_version) +
               "; this build writes schema_version " + std::to_string(kSchemaVersion));
   write_attribute(file, root, "schema_version", kSchemaVersion);
-  for (const auto& [name, member] : kTextAttrs)
-    write_attribute(file, root, name, provenance.*member);
+  write_text_members(file, root, provenance, kTextAttrs, Presence::required);
 }
 
 Provenance read_provenance(hid_t file, const H5Where& root) {
   Provenance provenance;
   provenance.schema_version = read_int_attribute(file, root, "schema_version");
-  for (const auto& [name, member] : kTextAttrs)
-    provenance.*member = read_string_attribute(file, root, name);
+  read_text_members(file, root, provenance, kTextAttrs, Presence::required);
   return provenance;
 }
 

@@ -1,11 +1,11 @@
 #include "harness/results/detail/system_io.hpp"
 
 #include <array>
-#include <utility>
 
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/rank_table.hpp"
+#include "harness/results/detail/text_members.hpp"
 #include "harness/results/launch_record.hpp"
 
 namespace scaletune::results::detail {
@@ -13,10 +13,8 @@ namespace {
 
 constexpr const char* kGroup = "system";
 
-using TextMember = std::pair<const char*, std::string SystemInfo::*>;
-
 /// String attributes every /system has.
-const std::array<TextMember, 4> kRequiredText{{
+const std::array<TextMember<SystemInfo>, 4> kRequiredText{{
     {"mpi_library", &SystemInfo::mpi_library},
     {"kokkos_version", &SystemInfo::kokkos_version},
     {"kokkos_backend", &SystemInfo::kokkos_backend},
@@ -26,7 +24,7 @@ const std::array<TextMember, 4> kRequiredText{{
 /// String attributes present only when non-empty: cuda_runtime and nccl_version when the run
 /// used that library, the slurm_* ones inside a Slurm job, launcher in every file a run writes
 /// (files from before launch detection lack it).
-const std::array<TextMember, 6> kOptionalText{{
+const std::array<TextMember<SystemInfo>, 6> kOptionalText{{
     {"cuda_runtime", &SystemInfo::cuda_runtime},
     {"nccl_version", &SystemInfo::nccl_version},
     {"launcher", &SystemInfo::launcher},
@@ -56,10 +54,8 @@ void write_system(hid_t file, const H5Where& root, const SystemInfo& system) {
   check_world(system, where);
   const Group group = create_group(file, root, kGroup);
   write_attribute(group.id(), where, "world_size", system.world_size);
-  for (const auto& [name, member] : kRequiredText)
-    write_attribute(group.id(), where, name, system.*member);
-  for (const auto& [name, member] : kOptionalText)
-    if (!(system.*member).empty()) write_attribute(group.id(), where, name, system.*member);
+  write_text_members(group.id(), where, system, kRequiredText, Presence::required);
+  write_text_members(group.id(), where, system, kOptionalText, Presence::when_set);
   write_rank_table(group.id(), where, system.ranks);
 }
 
@@ -69,11 +65,8 @@ std::optional<SystemInfo> read_system(hid_t file, const H5Where& root) {
   const Group group = open_group(file, root, kGroup);
   SystemInfo system;
   system.world_size = read_int_attribute(group.id(), where, "world_size");
-  for (const auto& [name, member] : kRequiredText)
-    system.*member = read_string_attribute(group.id(), where, name);
-  for (const auto& [name, member] : kOptionalText)
-    if (has_attribute(group.id(), where, name))
-      system.*member = read_string_attribute(group.id(), where, name);
+  read_text_members(group.id(), where, system, kRequiredText, Presence::required);
+  read_text_members(group.id(), where, system, kOptionalText, Presence::when_set);
   system.ranks = read_rank_table(group.id(), where);
   check_world(system, where);
   return system;
