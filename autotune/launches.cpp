@@ -18,10 +18,9 @@ std::string clause(const LaunchSummary& s) {
   std::string hosts;
   for (std::size_t i = 0; i < s.hosts.size(); ++i)
     hosts += (i == 0 ? "" : i + 1 == s.hosts.size() ? " and " : ", ") + s.hosts[i];
-  return (s.slurm_job_id.empty() ? "" : "Slurm job " + s.slurm_job_id + ", ") +
-         (s.launcher.empty() ? "launcher unknown" : s.launcher) + ", world size " +
-         std::to_string(s.world_size) + " on " + hosts + ", from " + s.started_utc + ": " +
-         detail::counted(s.configurations, "configuration");
+  return (s.slurm_job_id.empty() ? "" : "Slurm job " + s.slurm_job_id + ", ") + s.launcher +
+         ", world size " + std::to_string(s.world_size) + " on " + hosts + ", from " +
+         s.started_utc + ": " + detail::counted(s.configurations, "configuration");
 }
 
 }  // namespace
