@@ -1,7 +1,5 @@
 #include "harness/cli/slurm_plan.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -34,9 +32,8 @@ void apply_text(const Args& args, const std::string& option, std::string& field)
 void apply_word(const Args& args, const std::string& option, std::string& field) {
   apply_text(args, option, field);
   if (args.options.contains(option) && !job::is_slurm_word(field))
-    throw UsageError(option + " '" + field +
-                     "': expected letters, digits and ._,:@+- only (it is written into the "
-                     "batch script as it is)");
+    throw UsageError(option + " '" + field + "': expected " +
+                     std::string(job::kSlurmWordCharacters));
 }
 
 /// A whole number in [min, max] for `option`.
@@ -51,26 +48,23 @@ void apply_count(const Args& args, const std::string& option, int min, int max, 
   field = value;
 }
 
-/// The [slurm] settings with the command line's options applied.
+/// The job's [slurm] table with the command line's options applied, resolved.
 slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_path,
                               const Args& args) {
-  slurm::SlurmSettings s = slurm::resolve(spec);
-  apply_count(args, "--nodes", 1, job::kMaxSlurmNodes, s.nodes);
-  const bool tasks_set = spec.slurm.tasks_per_node > 0 || args.options.contains("--tasks-per-node");
-  apply_count(args, "--gpus-per-node", 0, job::kMaxPerNode, s.gpus_per_node);
-  if (!tasks_set) s.tasks_per_node = std::max(1, s.gpus_per_node);
-  apply_count(args, "--tasks-per-node", 1, job::kMaxPerNode, s.tasks_per_node);
-  apply_count(args, "--cpus-per-task", 1, job::kMaxPerNode, s.cpus_per_task);
-  apply_word(args, "--partition", s.partition);
-  apply_word(args, "--account", s.account);
-  apply_text(args, "--time", s.time);
-  if (!job::is_slurm_time(s.time) && !s.time.empty())
-    throw UsageError("--time " + s.time +
-                     ": expected one of Slurm's forms: minutes, MM:SS, "
-                     "HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS");
-  apply_text(args, "--launcher", s.launcher);
-  if (s.launcher != "srun" && s.launcher != "mpirun")
-    throw UsageError("--launcher " + s.launcher + ": expected srun or mpirun");
+  job::SlurmSpec slurm = spec.slurm;
+  apply_count(args, "--nodes", 1, job::kMaxSlurmNodes, slurm.nodes);
+  apply_count(args, "--gpus-per-node", 0, job::kMaxPerNode, slurm.gpus_per_node);
+  apply_count(args, "--tasks-per-node", 1, job::kMaxPerNode, slurm.tasks_per_node);
+  apply_count(args, "--cpus-per-task", 1, job::kMaxPerNode, slurm.cpus_per_task);
+  apply_word(args, "--partition", slurm.partition);
+  apply_word(args, "--account", slurm.account);
+  apply_text(args, "--time", slurm.time);
+  if (!slurm.time.empty() && !job::is_slurm_time(slurm.time))
+    throw UsageError("--time " + slurm.time + ": expected " + std::string(job::kSlurmTimeForms));
+  apply_text(args, "--launcher", slurm.launcher);
+  if (!slurm.launcher.empty() && slurm.launcher != "srun" && slurm.launcher != "mpirun")
+    throw UsageError("--launcher " + slurm.launcher + ": expected srun or mpirun");
+  slurm::SlurmSettings s = slurm::resolve(slurm, spec.job);
   s.scaletune = this_executable();
   s.job_file = fs::absolute(job_path).string();
   s.out_file = fs::absolute(s.out_file).string();
@@ -81,16 +75,9 @@ slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_p
 std::vector<fs::path> earlier_scripts(const fs::path& dir, const std::string& job_name) {
   std::vector<fs::path> found;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    const std::string prefix = job_name + "-";
-    const bool split =
-        name.starts_with(prefix) && name.ends_with("ranks.sbatch") &&
-        name.size() > prefix.size() + 12 &&
-        std::ranges::all_of(name.substr(prefix.size(), name.size() - prefix.size() - 12),
-                            [](unsigned char c) { return std::isdigit(c) != 0; });
-    if (name == job_name + ".sbatch" || split) found.push_back(entry.path());
-  }
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (slurm::is_script_of(entry.path().filename().string(), job_name))
+      found.push_back(entry.path());
   return found;
 }
 
@@ -116,9 +103,13 @@ void write_all(const fs::path& dir, const std::string& job_name,
   }
   std::error_code ec;
   for (const auto& old : earlier_scripts(dir, job_name)) fs::remove(old, ec);
-  for (std::size_t k = 0; k < scripts.size(); ++k)
+  for (std::size_t k = 0; k < scripts.size(); ++k) {
     fs::rename(written[k], dir / scripts[k].file_name, ec);
-  if (ec) fail(dir, ": " + ec.message());
+    if (ec)  // the earlier scripts are gone: say so rather than "nothing written"
+      throw UsageError("cannot move " + written[k].string() + " to " +
+                       (dir / scripts[k].file_name).string() + ": " + ec.message() +
+                       "; the job's scripts in " + dir.string() + " are incomplete, plan again");
+  }
 }
 
 }  // namespace

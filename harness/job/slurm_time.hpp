@@ -10,6 +10,13 @@ namespace scaletune::job {
 constexpr int kMaxSlurmNodes = 1 << 16;
 constexpr int kMaxPerNode = 1024;
 
+/// What is_slurm_time accepts, for messages.
+inline constexpr std::string_view kSlurmTimeForms =
+    "one of Slurm's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS";
+/// What is_slurm_word accepts, for messages.
+inline constexpr std::string_view kSlurmWordCharacters =
+    "letters, digits and ._,:@+- only (it is written into the batch script as it is)";
+
 /// True when `time` is one of Slurm's --time forms (sbatch(1) "-t, --time"): "M", "M:S",
 /// "H:M:S", "D-H", "D-H:M", "D-H:M:S", each field digits; or "infinite" / "UNLIMITED".
 bool is_slurm_time(std::string_view time);

@@ -2,12 +2,22 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string_view>
 
 namespace scaletune::slurm {
 namespace {
+
+constexpr std::string_view kExtension = ".sbatch";
+constexpr std::string_view kSplitSuffix = "ranks.sbatch";
+
+/// "<job>.sbatch" for the shared allocation, "<job>-<k>ranks.sbatch" for a split count k.
+std::string script_name(const std::string& job_name, std::optional<int> split_count) {
+  return job_name + (split_count ? "-" + std::to_string(*split_count) + std::string(kSplitSuffix)
+                                 : std::string(kExtension));
+}
 
 int ceil_div(int a, int b) {
   return (a + b - 1) / b;
@@ -81,8 +91,7 @@ std::string script_text(const Allocation& a, const SlurmSettings& s, bool severa
 
 }  // namespace
 
-SlurmSettings resolve(const job::JobSpec& spec) {
-  const job::SlurmSpec& j = spec.slurm;
+SlurmSettings resolve(const job::SlurmSpec& j, const job::JobInfo& job) {
   SlurmSettings s;
   s.nodes = j.nodes;
   s.gpus_per_node = j.gpus_per_node >= 0 ? j.gpus_per_node : 8;
@@ -94,8 +103,8 @@ SlurmSettings resolve(const job::JobSpec& spec) {
   s.launcher = j.launcher.empty() ? "srun" : j.launcher;
   s.nccl_socket_ifname = j.nccl_socket_ifname;
   s.nccl_debug = j.nccl_debug;
-  s.job_name = spec.job.name;
-  s.out_file = spec.job.output;
+  s.job_name = job.name;
+  s.out_file = job.output;
   return s;
 }
 
@@ -130,14 +139,24 @@ std::vector<Allocation> allocations(std::span<const int> rank_counts, const Slur
   return all;
 }
 
+bool is_script_of(std::string_view file_name, std::string_view job_name) {
+  if (!file_name.starts_with(job_name)) return false;
+  const std::string_view rest = file_name.substr(job_name.size());
+  if (rest == kExtension) return true;
+  if (!rest.starts_with('-') || !rest.ends_with(kSplitSuffix)) return false;
+  const std::string_view count = rest.substr(1, rest.size() - 1 - kSplitSuffix.size());
+  return !count.empty() &&
+         std::ranges::all_of(count, [](unsigned char c) { return std::isdigit(c) != 0; });
+}
+
 std::vector<BatchScript> batch_scripts(std::span<const int> rank_counts, const SlurmSettings& s) {
   const std::vector<Allocation> all = allocations(rank_counts, s);
   std::vector<BatchScript> scripts;
   for (const Allocation& a : all) {
-    const bool first = scripts.empty() && whole_nodes(a.rank_counts.front(), s.tasks_per_node);
+    const bool shared = scripts.empty() && whole_nodes(a.rank_counts.front(), s.tasks_per_node);
     const std::string name =
-        s.job_name + (first ? "" : "-" + std::to_string(a.rank_counts.front()) + "ranks");
-    scripts.push_back({name + ".sbatch", script_text(a, s, all.size() > 1), a});
+        script_name(s.job_name, shared ? std::nullopt : std::optional(a.rank_counts.front()));
+    scripts.push_back({name, script_text(a, s, all.size() > 1), a});
   }
   return scripts;
 }

@@ -4,6 +4,7 @@
 
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/job/job.hpp"
@@ -27,11 +28,11 @@ struct SlurmSettings {
   std::string out_file;                  ///< the result file every script writes (--resume)
 };
 
-/// The settings of `spec`'s [slurm] table: gpus_per_node 8 when unset, tasks_per_node
-/// gpus_per_node when unset (1 when that is 0), cpus_per_task 1, launcher "srun"; job_name from
-/// [job] name, out_file from [job] output. The caller sets scaletune and job_file and may
-/// override any field from the command line.
-SlurmSettings resolve(const job::JobSpec& spec);
+/// The settings of a [slurm] table (the job file's, with any command-line options already
+/// applied): gpus_per_node 8 when unset, tasks_per_node gpus_per_node when unset (1 when that is
+/// 0), cpus_per_task 1, launcher "srun"; job_name from [job] name, out_file from [job] output.
+/// The caller sets scaletune and job_file.
+SlurmSettings resolve(const job::SlurmSpec& slurm, const job::JobInfo& job);
 
 /// One allocation and the rank counts it runs.
 struct Allocation {
@@ -56,6 +57,10 @@ struct BatchScript {
   std::string text;
   Allocation allocation;
 };
+
+/// Whether `file_name` is a script batch_scripts() writes for job `job_name`: "<job>.sbatch" or
+/// "<job>-<k>ranks.sbatch".
+bool is_script_of(std::string_view file_name, std::string_view job_name);
 
 /// The scripts for `rank_counts`: #SBATCH --job-name, --nodes, --ntasks (split allocations),
 /// --ntasks-per-node, --gpus-per-node (when > 0), --cpus-per-task, --exclusive,

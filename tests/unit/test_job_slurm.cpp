@@ -45,7 +45,7 @@ TEST(SlurmJob, ReadsEveryKey) {
 
 TEST(SlurmJob, AbsentTableResolvesToDefaults) {
   const job::JobSpec spec = job::parse_job_text(kHead, kFile);
-  const auto s = scaletune::slurm::resolve(spec);
+  const auto s = scaletune::slurm::resolve(spec.slurm, spec.job);
   EXPECT_EQ(s.nodes, 0);
   EXPECT_EQ(s.gpus_per_node, 8);
   EXPECT_EQ(s.tasks_per_node, 8);
@@ -54,9 +54,8 @@ TEST(SlurmJob, AbsentTableResolvesToDefaults) {
   EXPECT_EQ(s.job_name, "s");
   EXPECT_TRUE(s.partition.empty() && s.nccl_debug.empty());
   // No GPUs: one rank per node unless tasks_per_node says otherwise.
-  EXPECT_EQ(scaletune::slurm::resolve(job::parse_job_text(kHead + "gpus_per_node = 0\n", kFile))
-                .tasks_per_node,
-            1);
+  const job::JobSpec cpu = job::parse_job_text(kHead + "gpus_per_node = 0\n", kFile);
+  EXPECT_EQ(scaletune::slurm::resolve(cpu.slurm, cpu.job).tasks_per_node, 1);
 }
 
 TEST(SlurmJob, Words) {

@@ -188,3 +188,11 @@ TEST(SlurmBatchScript, CpuRanksRequestNoGpusAndUnevenTasksAreCounted) {
             std::string::npos)
       << scripts[0].text;
 }
+
+TEST(SlurmBatchScript, ScriptsOfAJobAreKnownByName) {
+  for (const char* name : {"scal.sbatch", "scal-6ranks.sbatch", "scal-128ranks.sbatch"})
+    EXPECT_TRUE(sl::is_script_of(name, "scal")) << name;
+  for (const char* name : {"scal-ranks.sbatch", "scal-6xranks.sbatch", "scal.sbatch.bak",
+                           "scaling.sbatch", "scal-6ranks.sh", "other.sbatch", "scal"})
+    EXPECT_FALSE(sl::is_script_of(name, "scal")) << name;
+}

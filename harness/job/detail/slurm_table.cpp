@@ -28,9 +28,8 @@ std::string read_time(const TableReader& t) {
   if (!time) return {};
   if (!is_slurm_time(*time))
     t.fail(*t.find("time"), "time",
-           "time must be one of Slurm's --time forms: minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM "
-           "or D-HH:MM:SS (e.g. \"02:00:00\"), got \"" +
-               *time + "\"");
+           "time must be " + std::string(kSlurmTimeForms) + " (e.g. \"02:00:00\"), got \"" + *time +
+               "\"");
   return *time;
 }
 
@@ -40,9 +39,7 @@ std::string read_word(const TableReader& t, std::string_view key) {
   if (!value) return {};
   if (!is_slurm_word(*value))
     t.fail(*t.find(key), key,
-           std::string(key) +
-               " may hold letters, digits and ._,:@+- only (it is written into "
-               "the batch script as it is), got \"" +
+           std::string(key) + " may hold " + std::string(kSlurmWordCharacters) + ", got \"" +
                *value + "\"");
   return *value;
 }
