@@ -1,7 +1,7 @@
 #include "sub_communicator.hpp"
 
 #include <algorithm>
-#include <cstring>
+#include <stdexcept>
 #include <string>
 
 #include "harness/mpi/mpi_error.hpp"
@@ -9,30 +9,14 @@
 
 namespace scaletune::mpi {
 
-namespace {
-
-// Every rank's processor name, index = rank in `comm`. Collective over `comm`.
-std::vector<std::string> processor_names(MPI_Comm comm) {
-  int size = 0;
-  SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &size));
-  std::vector<char> mine(MPI_MAX_PROCESSOR_NAME, '\0');
-  int length = 0;
-  SCALETUNE_MPI_CHECK(MPI_Get_processor_name(mine.data(), &length));
-  std::vector<char> all(mine.size() * static_cast<std::size_t>(size));
-  SCALETUNE_MPI_CHECK(MPI_Allgather(mine.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(),
-                                    MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm));
-  std::vector<std::string> names;
-  for (std::size_t at = 0; at < all.size(); at += mine.size())
-    names.emplace_back(&all[at], strnlen(&all[at], mine.size()));
-  return names;
-}
-
-}  // namespace
-
-SubCommunicator::SubCommunicator(MPI_Comm parent, int ranks)
-    : m_parent_ranks(placement_order(processor_names(parent), ranks)) {
-  int rank = 0;
+SubCommunicator::SubCommunicator(MPI_Comm parent, int ranks, std::span<const std::string> hosts) {
+  int rank = 0, size = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(parent, &rank));
+  SCALETUNE_MPI_CHECK(MPI_Comm_size(parent, &size));
+  if (hosts.size() != static_cast<std::size_t>(size))
+    throw std::invalid_argument("sub-communicator: " + std::to_string(hosts.size()) +
+                                " host names for " + std::to_string(size) + " ranks");
+  m_parent_ranks = placement_order(hosts, ranks);
   const auto at = std::ranges::find(m_parent_ranks, rank);
   const bool in = at != m_parent_ranks.end();
   const int key = in ? static_cast<int>(at - m_parent_ranks.begin()) : 0;

@@ -5,20 +5,23 @@
 
 #include <mpi.h>
 
+#include <span>
+#include <string>
 #include <vector>
 
 namespace scaletune::mpi {
 
 /// Owns the communicator made by MPI_Comm_split of `parent` into the ranks placement_order
-/// chooses from every rank's processor name (MPI_Get_processor_name, gathered with
-/// MPI_Allgather on each construction) and the rest. Rank i of the sub-communicator is
+/// chooses from the ranks' hosts and the rest. Rank i of the sub-communicator is
 /// parent_ranks()[i]; rank 0 of `parent` is always a member and its rank 0.
 /// Collective over `parent`. Ranks outside get MPI_COMM_NULL (member() is false).
 class SubCommunicator {
  public:
-  /// Throws MpiError when an MPI call fails, std::invalid_argument when `ranks` is outside
-  /// [1, size of parent].
-  SubCommunicator(MPI_Comm parent, int ranks);
+  /// `hosts`: every parent rank's host, index = rank in `parent` (host_names(parent), the same
+  /// on every rank; a sweep gathers it once). Throws MpiError when an MPI call fails,
+  /// std::invalid_argument when `ranks` is outside [1, size of parent] or `hosts` does not hold
+  /// one name per parent rank.
+  SubCommunicator(MPI_Comm parent, int ranks, std::span<const std::string> hosts);
   ~SubCommunicator();
   SubCommunicator(const SubCommunicator&) = delete;
   SubCommunicator& operator=(const SubCommunicator&) = delete;

@@ -13,6 +13,7 @@
 
 #include "harness/mpi/collective_config_runner.hpp"
 #include "harness/mpi/config_runner.hpp"
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/progress.hpp"
 #include "harness/mpi/result_lock.hpp"
@@ -133,9 +134,10 @@ void idle_barrier(MPI_Comm world, bool sleep) {
 struct SweepContext {
   const job::JobSpec& job;
   const SweepOptions& options;
-  const results::SystemInfo& system;  // the launch's (every world rank's rows on rank 0)
-  const std::string& started_utc;     // when the launch began (its created_utc)
-  std::ostream& progress;             // rank 0's output
+  const std::vector<std::string>& hosts;  // every world rank's host (host_names), on every rank
+  const results::SystemInfo& system;      // the launch's (every world rank's rows on rank 0)
+  const std::string& started_utc;         // when the launch began (its created_utc)
+  std::ostream& progress;                 // rank 0's output
 };
 
 // "on <host> device <device>" per rank of `launch` (empty without one), as the collective
@@ -185,7 +187,7 @@ Status run_and_record(const SweepContext& ctx, const job::Config& config,
   });
   std::vector<results::CollectiveResult> rows;
   {
-    const SubCommunicator sub(world, config.ranks);
+    const SubCommunicator sub(world, config.ranks, ctx.hosts);
     if (rank == 0) {
       const std::lock_guard lock(writing);
       launch = results::launch_record(ctx.system, ctx.started_utc, sub.parent_ranks());
@@ -232,7 +234,8 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   results::SystemInfo system = gather_system_info(world, options.blas, options.device);
   system.cuda_runtime = options.cuda_runtime;
   system.nccl_version = options.nccl_version;
-  const SweepContext ctx{job, options, system, provenance.created_utc, progress};
+  const std::vector<std::string> hosts = host_names(world);
+  const SweepContext ctx{job, options, hosts, system, provenance.created_utc, progress};
 
   std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;

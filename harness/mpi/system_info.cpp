@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/launch_info.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
@@ -37,7 +38,7 @@ RankRow own_row(MPI_Comm world, const std::optional<BoundDevice>& device) {
   row.memory_bytes =
       device ? device->memory_bytes
              : static_cast<std::int64_t>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  gethostname(row.host.data(), row.host.size() - 1);
+  copy_text(row.host, processor_name());
   copy_text(row.device, device ? device->label : "host-core:" + std::to_string(sched_getcpu()));
   return row;
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/core/gradient_allreduce.hpp"
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/mpi/sub_communicator.hpp"
@@ -55,7 +56,7 @@ TEST(SubCommunicator, FirstRanksOnly) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int ranks = 1; ranks <= size; ++ranks) {
-    const SubCommunicator sub(MPI_COMM_WORLD, ranks);
+    const SubCommunicator sub(MPI_COMM_WORLD, ranks, host_names(MPI_COMM_WORLD));
     EXPECT_EQ(sub.member(), rank < ranks);
     if (!sub.member()) continue;
     MpiCommunicator comm(sub.get());

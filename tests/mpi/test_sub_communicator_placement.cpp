@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/placement.hpp"
 #include "harness/mpi/sub_communicator.hpp"
 
@@ -33,18 +34,16 @@ std::vector<int> first(int k) {
 }
 
 TEST(SubCommunicatorPlacement, OneHostPlacesTheFirstRanks) {
-  std::vector<char> name(MPI_MAX_PROCESSOR_NAME, '\0');
-  int length = 0;
-  MPI_Get_processor_name(name.data(), &length);
   // The test launch is on one host: every rank's name is this rank's.
-  const std::vector<std::string> hosts(static_cast<std::size_t>(world_size()), name.data());
+  const std::vector<std::string> hosts(static_cast<std::size_t>(world_size()), processor_name());
+  EXPECT_EQ(host_names(MPI_COMM_WORLD), hosts);
   for (int k = 1; k <= world_size(); ++k) EXPECT_EQ(placement_ranks(hosts, k), first(k));
 }
 
 TEST(SubCommunicatorPlacement, MembersAreTheFirstRanksAndSumTheirValues) {
   const int rank = world_rank();
   for (int k = 1; k <= world_size(); ++k) {
-    const SubCommunicator sub(MPI_COMM_WORLD, k);
+    const SubCommunicator sub(MPI_COMM_WORLD, k, host_names(MPI_COMM_WORLD));
     EXPECT_EQ(sub.parent_ranks(), first(k)) << "k " << k;
     ASSERT_EQ(sub.member(), rank < k) << "k " << k;
     if (!sub.member()) continue;
@@ -62,9 +61,16 @@ TEST(SubCommunicatorPlacement, MembersAreTheFirstRanksAndSumTheirValues) {
   }
 }
 
+TEST(SubCommunicatorPlacement, AHostListOfAnotherLengthThrowsOnEveryRank) {
+  const std::vector<std::string> one_too_many(static_cast<std::size_t>(world_size()) + 1, "h");
+  EXPECT_THROW(SubCommunicator(MPI_COMM_WORLD, 1, one_too_many), std::invalid_argument);
+}
+
 TEST(SubCommunicatorPlacement, RanksOutsideTheWorldThrowOnEveryRank) {
-  EXPECT_THROW(SubCommunicator(MPI_COMM_WORLD, 0), std::invalid_argument);
-  EXPECT_THROW(SubCommunicator(MPI_COMM_WORLD, world_size() + 1), std::invalid_argument);
+  EXPECT_THROW(SubCommunicator(MPI_COMM_WORLD, 0, host_names(MPI_COMM_WORLD)),
+               std::invalid_argument);
+  EXPECT_THROW(SubCommunicator(MPI_COMM_WORLD, world_size() + 1, host_names(MPI_COMM_WORLD)),
+               std::invalid_argument);
 }
 
 }  // namespace
