@@ -91,6 +91,17 @@ inline SystemInfo sample_system() {
   return s;
 }
 
+/// sample_system() launched by `launcher` ("mpirun", "singleton", or "" as files from before
+/// launch detection have it) outside Slurm: no Slurm job, node list or step.
+inline SystemInfo sample_system_outside_slurm(const std::string& launcher) {
+  SystemInfo s = sample_system();
+  s.launcher = launcher;
+  s.slurm_job_id.clear();
+  s.slurm_nodelist.clear();
+  s.slurm_step_id.clear();
+  return s;
+}
+
 /// ResNet-50 on 3 unequal ranks (proportional split 48/24/24 of 96), 6 iterations, 4 phases.
 /// Phases take fixed shares (0.93 to 0.97) of each step time, so every rank's phases fit in
 /// it; throughput = global_batch / median(step_time); step_time_p95 is the type-7 quantile.

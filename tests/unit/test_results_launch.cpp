@@ -113,10 +113,7 @@ TEST(ResultLaunch, GroupHasTheDocumentedLayout) {
 }
 
 TEST(ResultLaunch, EmptyTextIsNotWritten) {
-  SystemInfo system = test::sample_system();
-  system.launcher = "singleton";
-  system.slurm_job_id.clear();
-  system.slurm_step_id.clear();
+  const SystemInfo system = test::sample_system_outside_slurm("singleton");
   ConfigResult config = test::ok_config();
   config.launch = launch_record(system, kStarted, std::vector<int>{0, 1, 2});
   const test::TempDir dir;

@@ -121,11 +121,7 @@ TEST(ResultLayout, NoCudaOrNcclAttributeWithoutThem) {
 TEST(ResultLayout, NoSlurmAttributeOutsideSlurm) {
   const test::TempDir dir;
   const std::string path = dir.file("mpirun.h5");
-  SystemInfo mpirun = test::sample_system();
-  mpirun.launcher = "mpirun";
-  mpirun.slurm_job_id.clear();
-  mpirun.slurm_nodelist.clear();
-  mpirun.slurm_step_id.clear();
+  const SystemInfo mpirun = test::sample_system_outside_slurm("mpirun");
   write_sample_run(path, mpirun);
   const test::Id file = test::open_file(path);
   const test::Id system = test::open_object(file, "system");

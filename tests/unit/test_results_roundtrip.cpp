@@ -65,11 +65,7 @@ TEST(ResultFile, SystemWithoutCudaOrNcclReadsBackEmptyStrings) {
 TEST(ResultFile, SystemOutsideSlurmReadsBackEmptySlurmStrings) {
   const test::TempDir dir;
   const std::string path = dir.file("mpirun.h5");
-  SystemInfo mpirun = test::sample_system();
-  mpirun.launcher = "mpirun";
-  mpirun.slurm_job_id.clear();
-  mpirun.slurm_nodelist.clear();
-  mpirun.slurm_step_id.clear();
+  const SystemInfo mpirun = test::sample_system_outside_slurm("mpirun");
   ResultWriter::create(path, test::sample_provenance(), mpirun);
 
   const ResultSet set = read_results(path);
@@ -83,11 +79,7 @@ TEST(ResultFile, SystemWithoutLauncherReadsBackEmpty) {
   // As written before launch detection: no launcher and no slurm_* attributes.
   const test::TempDir dir;
   const std::string path = dir.file("older.h5");
-  SystemInfo older = test::sample_system();
-  older.launcher.clear();
-  older.slurm_job_id.clear();
-  older.slurm_nodelist.clear();
-  older.slurm_step_id.clear();
+  const SystemInfo older = test::sample_system_outside_slurm("");
   ResultWriter::create(path, test::sample_provenance(), older);
 
   const ResultSet set = read_results(path);
