@@ -6,13 +6,13 @@
 
 #include "harness/core/gradient_allreduce.hpp"
 #include "harness/core/workload_registry.hpp"
-#include "kernels/detail/buffer_ledger.hpp"
 #include "kernels/detail/parameter_arena.hpp"
 #include "kernels/detail/parameter_init.hpp"
 #include "kernels/detail/resnet50_network.hpp"
 #include "kernels/detail/resnet50_plan.hpp"
 #include "kernels/detail/synthetic_batch.hpp"
-#include "kernels/host/optimizer.hpp"
+#include "kernels/ops/transfer.hpp"
+#include "kernels/rank_backend.hpp"
 
 namespace scaletune::kernels {
 
@@ -90,38 +90,35 @@ void check_context(const core::RankContext& ctx) {
                                 ", expected >= 4 (one float)");
 }
 
-std::span<float> as_span(const Vector& v) {
-  return {v.data(), v.size()};
-}
-
 }  // namespace
 
 ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext& ctx,
-                   const SgdOptions& sgd)
+                   const ops::SgdOptions& sgd)
     : m_options(options), m_ctx(ctx), m_sgd(sgd) {
   check_context(ctx);
   const detail::ResNet50Plan plan = detail::resnet50_plan(options);
   const std::vector<LayerSpec> layers = detail::plan_layers(plan);
   m_forward_macs = total_macs(layers);
-  const std::int64_t params = total_parameters(layers);
-  const std::int64_t param_bytes = 3 * params * static_cast<std::int64_t>(sizeof(float));
-  core::check_memory_budget(param_bytes, ctx.memory_budget_bytes,
-                            "parameters, gradients and momentum");
-  m_params = std::make_unique<detail::ParameterArena>(params);
-  detail::init_parameters(layers, ctx.seed, as_span(m_params->values()));
-
-  detail::BufferLedger buffers(
-      ctx.memory_budget_bytes > 0 ? std::max<std::int64_t>(1, ctx.memory_budget_bytes - param_bytes)
-                                  : 0);
+  const ops::DType dtype = ops::DType::fp32;
+  m_backend = make_backend(ctx);
+  m_ledger = std::make_unique<ops::MemoryLedger>(*m_backend, ctx.memory_budget_bytes);
+  m_params = std::make_unique<detail::ParameterArena>(*m_ledger, total_parameters(layers), dtype);
+  std::vector<float> initial(static_cast<std::size_t>(m_params->count()));
+  detail::init_parameters(layers, ctx.seed, initial);
+  ops::upload_floats(*m_backend, m_params->values(), initial);
+  if (m_params->compute_values().dtype() != ops::DType::fp32)
+    m_backend->copy(m_params->values(), m_params->compute_values());
   core::Communicator* sync = options.sync_batch_norm ? ctx.comm : nullptr;
-  m_network =
-      std::make_unique<detail::ResNet50Network>(plan, ctx.per_rank_batch, sync, *m_params, buffers);
-  m_images = buffers.make<Tensor4>("resnet50_images", ctx.per_rank_batch, 3, options.image_size,
-                                   options.image_size);
-  m_labels = buffers.make<Labels>("resnet50_labels", ctx.per_rank_batch);
-  detail::fill_synthetic_batch(ctx.seed, ctx.sample_offset, options.num_classes, m_images,
-                               m_labels);
-  m_memory_bytes = m_params->bytes() + buffers.bytes() + m_network->state_bytes();
+  m_network = std::make_unique<detail::ResNet50Network>(plan, ctx.per_rank_batch, sync, *m_params,
+                                                        *m_ledger, dtype);
+  m_ledger->count("workspace", m_backend->workspace_bytes());
+  const int s = options.image_size;
+  m_images = m_ledger->make("images", dtype, {ctx.per_rank_batch, 3, s, s});
+  m_labels = m_ledger->make("labels", ops::DType::int32, {ctx.per_rank_batch});
+  const detail::SyntheticBatch batch = detail::synthetic_batch(
+      ctx.seed, ctx.sample_offset, ctx.per_rank_batch, options.num_classes, s);
+  ops::upload_floats(*m_backend, m_images, batch.images);
+  ops::upload_ints(*m_backend, m_labels, batch.labels);
 }
 
 ResNet50::~ResNet50() = default;
@@ -135,26 +132,36 @@ float ResNet50::loss_scale() const {
 }
 
 void ResNet50::step(core::PhaseTimer& timer) {
-  m_loss = m_network->forward(m_images, m_labels, loss_scale());
+  m_network->forward(m_images, m_labels, loss_scale(), 1.0f);
   timer.mark(kFwd);
-  m_network->backward(m_images);
+  m_network->backward(m_images, {});
   timer.mark(kBwd);
   m_ctx.comm->barrier();
   timer.mark(kWait);
-  core::bucketed_all_reduce(*m_ctx.comm, as_span(m_params->grads()), m_ctx.bucket_bytes, 1.0f);
+  const ops::Tensor& grads = m_params->grads();
+  core::bucketed_all_reduce(*m_ctx.comm,
+                            std::span<float>(grads.as<float>(), std::size_t(grads.numel())),
+                            m_ctx.bucket_bytes, 1.0f);
   timer.mark(kAllreduce);
-  sgd_momentum_step(m_params->values(), m_params->grads(), m_params->velocity(), m_sgd);
+  ops::MasterUpdate update;
+  if (m_params->compute_values().dtype() != ops::DType::fp32)
+    update.copy = m_params->compute_values();
+  m_backend->sgd_momentum(m_params->values(), grads, m_params->velocity(), m_sgd, update);
   timer.mark(kOptimizer);
 }
 
 double ResNet50::forward_backward() {
-  m_loss = m_network->forward(m_images, m_labels, loss_scale());
-  m_network->backward(m_images);
-  return m_loss;
+  m_network->forward(m_images, m_labels, loss_scale(), 1.0f);
+  m_network->backward(m_images, {});
+  return last_loss();
+}
+
+double ResNet50::last_loss() const {
+  return ops::download_scalar(*m_backend, m_network->head().loss());
 }
 
 double ResNet50::params() const {
-  return static_cast<double>(m_params->values().size());
+  return static_cast<double>(m_params->count());
 }
 
 double ResNet50::flops_per_sample() const {
@@ -162,7 +169,7 @@ double ResNet50::flops_per_sample() const {
 }
 
 std::int64_t ResNet50::memory_peak_bytes() const {
-  return m_memory_bytes;
+  return m_ledger->bytes() + m_network->state_bytes();
 }
 
 std::vector<std::pair<std::string, double>> ResNet50::attributes() const {
@@ -173,16 +180,30 @@ std::vector<std::pair<std::string, double>> ResNet50::attributes() const {
           {"forward_macs", m_forward_macs}};
 }
 
+std::span<float> ResNet50::host_span(const ops::Tensor& t) const {
+  if (m_backend->memory_space() != core::MemorySpace::host)
+    throw std::logic_error("ResNet50: its buffers are in device memory; download them instead");
+  return {t.as<float>(), static_cast<std::size_t>(t.numel())};
+}
+
 std::span<const float> ResNet50::parameters() const {
-  return as_span(m_params->values());
+  return host_span(m_params->values());
 }
 
 std::span<float> ResNet50::parameters() {
-  return as_span(m_params->values());
+  return host_span(m_params->values());
 }
 
 std::span<const float> ResNet50::gradients() const {
-  return as_span(m_params->grads());
+  return host_span(m_params->grads());
+}
+
+std::vector<float> ResNet50::images() const {
+  return ops::download_floats(*m_backend, m_images);
+}
+
+std::vector<int> ResNet50::labels() const {
+  return ops::download_ints(*m_backend, m_labels);
 }
 
 namespace {

@@ -13,8 +13,8 @@
 
 #include "harness/core/workload.hpp"
 #include "harness/job/job.hpp"
-#include "kernels/host/optimizer.hpp"
-#include "kernels/host/tensor.hpp"
+#include "kernels/ops/memory_ledger.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
@@ -70,9 +70,11 @@ class ParameterArena;
 class ResNet50Network;
 }  // namespace detail
 
-/// One rank's ResNet-50 v1.5 in data-parallel training (registered as workload "resnet50").
+/// One rank's ResNet-50 v1.5 in data-parallel training (registered as workload "resnet50"),
+/// written once on the op layer (ops::Backend): it runs on the rank's backend (make_backend:
+/// the host, or its GPU), every buffer in that backend's memory.
 ///
-/// Parameters, gradients and momentum each live in one flat float buffer, laid out in
+/// Parameters, gradients and momentum each live in one flat fp32 buffer, laid out in
 /// resnet50_layers() order: convolution weight [K, C, R, S]; batch norm gamma [C] then beta [C];
 /// fully-connected weight [O, F] then bias [O]. Initial weights depend on ctx.seed only
 /// (identical on every rank): convolutions Kaiming-normal, std = sqrt(2 / (C R S)) (He et al.
@@ -86,9 +88,10 @@ class ResNet50 final : public core::Workload {
  public:
   /// Allocates everything step() uses. ctx.comm must outlive the workload. Throws
   /// std::invalid_argument on bad options or ctx (no communicator, per_rank_batch < 1,
-  /// global_batch < per_rank_batch), std::bad_alloc when memory runs out.
+  /// global_batch < per_rank_batch), std::bad_alloc when memory runs out
+  /// (core::MemoryBudgetExceeded past ctx.memory_budget_bytes, before allocating past it).
   ResNet50(const job::ResNet50Options& options, const core::RankContext& ctx,
-           const SgdOptions& sgd = {});
+           const ops::SgdOptions& sgd = {});
   ~ResNet50() override;
   ResNet50(const ResNet50&) = delete;
   ResNet50& operator=(const ResNet50&) = delete;
@@ -107,7 +110,7 @@ class ResNet50 final : public core::Workload {
   /// inputs and of the weights), 2 FLOP per multiply-add.
   double flops_per_sample() const override;
   /// Bytes of every buffer this rank allocated (parameters, gradients, momentum, activations,
-  /// gradient scratch, conv workspace, inputs) plus the batch-norm state.
+  /// gradient scratch, the backend's workspace, inputs) plus the batch-norm and pooling state.
   std::int64_t memory_peak_bytes() const override;
   /// image_size, width, num_classes, sync_batch_norm (0 or 1), forward_macs (per sample).
   std::vector<std::pair<std::string, double>> attributes() const override;
@@ -115,34 +118,38 @@ class ResNet50 final : public core::Workload {
   /// Forward and backward only (no exchange, no update): fills the gradient buffer with this
   /// rank's share and returns this rank's loss share (sum over its samples / global_batch).
   double forward_backward();
-  /// Loss share of the latest step() or forward_backward(); the global mean loss is the sum
-  /// over ranks.
-  double last_loss() const { return m_loss; }
-  /// Flat parameters, [params()] floats, layout above.
+  /// Loss share of the latest step() or forward_backward() (waits for the device); the global
+  /// mean loss is the sum over ranks.
+  double last_loss() const;
+  /// Flat parameters, [params()] floats, layout above; host-memory backends only (throws
+  /// std::logic_error on a device).
   std::span<const float> parameters() const;
-  /// Flat parameters, writable (tests perturb them for finite differences).
+  /// Flat parameters, writable (tests perturb them for finite differences); host memory only.
   std::span<float> parameters();
-  /// Flat gradients of the latest backward, [params()] floats, layout as parameters().
+  /// Flat gradients of the latest backward, [params()] floats, layout as parameters(); host
+  /// memory only.
   std::span<const float> gradients() const;
-  /// This rank's synthetic images, [per_rank_batch, 3, S, S].
-  const Tensor4& images() const { return m_images; }
-  /// This rank's synthetic labels, [per_rank_batch], in [0, num_classes).
-  const Labels& labels() const { return m_labels; }
+  /// A host copy of this rank's synthetic images, [per_rank_batch, 3, S, S] flattened.
+  std::vector<float> images() const;
+  /// A host copy of this rank's synthetic labels, [per_rank_batch], in [0, num_classes).
+  std::vector<int> labels() const;
 
  private:
   /// 1 / global_batch: the loss and its gradient are shares of the global mean.
   float loss_scale() const;
+  /// The flat fp32 buffer `t` as a host span; throws std::logic_error on a device backend.
+  std::span<float> host_span(const ops::Tensor& t) const;
 
   job::ResNet50Options m_options;
   core::RankContext m_ctx;
-  SgdOptions m_sgd;
+  ops::SgdOptions m_sgd;
+  std::unique_ptr<ops::Backend> m_backend;
+  std::unique_ptr<ops::MemoryLedger> m_ledger;
   std::unique_ptr<detail::ParameterArena> m_params;
   std::unique_ptr<detail::ResNet50Network> m_network;
-  Tensor4 m_images;
-  Labels m_labels;
+  ops::Tensor m_images;
+  ops::Tensor m_labels;
   double m_forward_macs = 0.0;
-  std::int64_t m_memory_bytes = 0;
-  double m_loss = 0.0;
 };
 
 }  // namespace scaletune::kernels

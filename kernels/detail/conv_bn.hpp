@@ -1,82 +1,80 @@
 #pragma once
 // A convolution, its batch normalisation and optionally a ReLU: the unit ResNet is built from.
 
-#include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "harness/core/communicator.hpp"
-#include "kernels/detail/buffer_ledger.hpp"
 #include "kernels/detail/parameter_arena.hpp"
 #include "kernels/detail/resnet50_plan.hpp"
-#include "kernels/host/activation.hpp"
-#include "kernels/host/batch_norm.hpp"
-#include "kernels/host/conv2d.hpp"
-#include "kernels/host/tensor.hpp"
+#include "kernels/ops/memory_ledger.hpp"
 
 namespace scaletune::kernels::detail {
 
 /// The ops' convolution geometry of a convolution layer.
-inline ConvGeometry conv_geometry(const LayerSpec& conv) {
-  return ConvGeometry{conv.in_channels, conv.out_channels, conv.kernel, conv.stride,
-                      conv.pad,         conv.in_h,         conv.in_w};
+inline ops::ConvGeometry conv_geometry(const LayerSpec& conv) {
+  return ops::ConvGeometry{conv.in_channels, conv.out_channels, conv.kernel, conv.stride,
+                           conv.pad,         conv.in_h,         conv.in_w};
 }
 
-/// conv -> batch norm (-> ReLU) on a batch of `batch` samples. Holds its weight windows
-/// (taken from the arena in the order conv weight, gamma, beta) and the tensors backward
-/// needs: the convolution output (batch-norm input) and the unit's output.
+/// conv -> batch norm (-> ReLU) on a batch of `batch` samples of the compute type. Holds its
+/// weight windows (taken from the arena in the order conv weight, gamma, beta: gamma and beta
+/// in fp32) and the tensors backward needs: the convolution output (batch-norm input) and the
+/// unit's output.
 class ConvBn {
  public:
   /// `sync`: the data-parallel group for synchronised batch norm, or nullptr.
   ConvBn(const ConvBnPlan& plan, bool relu, int batch, core::Communicator* sync,
-         ParameterArena& params, BufferLedger& buffers)
-      : m_conv(conv_geometry(plan.conv)), m_bn(plan.bn.in_channels, sync), m_relu(relu) {
+         ParameterArena& params, ops::MemoryLedger& buffers, ops::DType dtype)
+      : m_ops(buffers.backend()),
+        m_conv(m_ops.make_conv2d(conv_geometry(plan.conv), batch, dtype)),
+        m_bn(m_ops.make_batch_norm(batch, plan.bn.in_channels, plan.conv.out_h(), plan.conv.out_w(),
+                                   1e-5f, sync, dtype)),
+        m_relu(relu) {
     const LayerSpec& c = plan.conv;
-    const auto weight = params.take<Tensor4>(c.out_channels, c.in_channels, c.kernel, c.kernel);
-    const auto gamma = params.take<Vector>(plan.bn.in_channels);
-    const auto beta = params.take<Vector>(plan.bn.in_channels);
-    m_w = weight.value;
-    m_dw = weight.grad;
-    m_gamma = gamma.value;
-    m_dgamma = gamma.grad;
-    m_beta = beta.value;
-    m_dbeta = beta.grad;
-    m_conv_out = buffers.make<Tensor4>(c.name, batch, c.out_channels, c.out_h(), c.out_w());
-    m_out = buffers.make<Tensor4>(plan.bn.name, batch, c.out_channels, c.out_h(), c.out_w());
+    m_weight = params.take({c.out_channels, c.in_channels, c.kernel, c.kernel});
+    m_gamma = params.take({plan.bn.in_channels});
+    m_beta = params.take({plan.bn.in_channels});
+    m_conv_out = buffers.make(c.name, dtype, {batch, c.out_channels, c.out_h(), c.out_w()});
+    m_out = buffers.make(plan.bn.name, dtype, {batch, c.out_channels, c.out_h(), c.out_w()});
   }
 
   /// [N, K, Ho, Wo]: the unit's output of the last forward (callers may add a residual to it
   /// in place before the next backward).
-  const Tensor4& output() const { return m_out; }
-  /// Floats of convolution workspace forward and backward need.
-  std::size_t workspace_floats() const { return m_conv.workspace_floats(); }
+  const ops::Tensor& output() const { return m_out; }
   /// Bytes the batch norm keeps between forward and backward.
-  std::int64_t state_bytes() const { return m_bn.state_bytes(); }
+  std::int64_t state_bytes() const { return m_bn->state_bytes(); }
+  /// Index of its first parameter (the conv weight) in the flat buffers.
+  std::int64_t first_parameter() const { return m_weight.offset; }
 
-  /// output = [relu](bn(conv(x))). x [N, C, H, W]; ws >= workspace_floats().
-  void forward(const Tensor4& x, const Vector& ws) {
-    m_conv.forward(x, m_w, m_conv_out, ws);
-    m_bn.forward(m_conv_out, m_gamma, m_beta, m_out);
-    if (m_relu) relu_forward(m_out, m_out);
+  /// output = [relu](bn(conv(x))). x [N, C, H, W].
+  void forward(const ops::Tensor& x) {
+    m_conv->forward(x, m_weight.value, m_conv_out);
+    m_bn->forward(m_conv_out, m_gamma.master, m_beta.master, m_out);
+    if (m_relu) m_ops.relu_forward(m_out, m_out);
   }
 
-  /// Weight, gamma and beta gradients (overwritten) and dx (overwritten; skipped when
-  /// dx.data() == nullptr) from dy, the gradient of output(). With ReLU dy is masked in place.
+  /// Weight, gamma and beta gradients (overwritten, fp32) and dx (overwritten; skipped when
+  /// "none") from dy, the gradient of output(). With ReLU dy is masked in place.
   /// scratch: [N, K, Ho, Wo], may alias dy when the caller no longer needs dy.
-  void backward(const Tensor4& x, const Tensor4& dy, const Tensor4& scratch, const Tensor4& dx,
-                const Vector& ws) {
-    if (m_relu) relu_backward(m_out, dy, dy);
-    m_bn.backward(m_conv_out, m_gamma, dy, m_dgamma, m_dbeta, scratch);
-    m_conv.backward(x, m_w, scratch, m_dw, dx, ws);
+  void backward(const ops::Tensor& x, const ops::Tensor& dy, const ops::Tensor& scratch,
+                const ops::Tensor& dx) {
+    if (m_relu) m_ops.relu_backward(m_out, dy, dy);
+    m_bn->backward(m_conv_out, m_gamma.master, dy, m_gamma.master_grad, m_beta.master_grad,
+                   scratch);
+    m_conv->backward(x, m_weight.value, scratch, m_weight.grad, dx);
+    if (m_weight.grad.dtype() != m_weight.master_grad.dtype())
+      m_ops.copy(m_weight.grad, m_weight.master_grad);
   }
 
  private:
-  Conv2d m_conv;
-  BatchNorm2d m_bn;
+  ops::Backend& m_ops;
+  std::unique_ptr<ops::Conv2dOp> m_conv;
+  std::unique_ptr<ops::BatchNormOp> m_bn;
   bool m_relu;
-  Tensor4 m_w, m_dw;
-  Vector m_gamma, m_dgamma, m_beta, m_dbeta;
-  Tensor4 m_conv_out;
-  Tensor4 m_out;
+  ParamWindow m_weight, m_gamma, m_beta;
+  ops::Tensor m_conv_out;
+  ops::Tensor m_out;
 };
 
 }  // namespace scaletune::kernels::detail

@@ -6,36 +6,37 @@
 
 #include <algorithm>
 #include <array>
-#include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
 
-#include "kernels/detail/buffer_ledger.hpp"
-#include "kernels/host/tensor.hpp"
+#include "kernels/ops/memory_ledger.hpp"
 
 namespace scaletune::kernels::detail {
 
-/// Four equal flat host buffers; window(i, like) views buffer i in the shape of `like`.
+/// Four equal flat buffers of the compute type; window(i, like) views buffer i in the shape
+/// of `like`.
 class GradientScratch {
  public:
   static constexpr int kBuffers = 4;
 
-  /// Four buffers of `floats` floats each, made through `buffers`.
-  GradientScratch(std::size_t floats, BufferLedger& buffers) {
+  /// Four buffers of `elements` elements of `dtype` each, made through `ledger`.
+  GradientScratch(std::int64_t elements, ops::DType dtype, ops::MemoryLedger& ledger) {
     for (int i = 0; i < kBuffers; ++i)
-      m_buffers[i] = buffers.make<Vector>("resnet50_grad_scratch_" + std::to_string(i), floats);
+      m_buffers[static_cast<std::size_t>(i)] =
+          ledger.make("grad_scratch_" + std::to_string(i), dtype, {elements});
   }
 
-  /// Unmanaged [N, C, H, W] window of buffer `i` with the shape of `like` (no allocation).
-  /// Throws std::logic_error when `like` is larger than a buffer.
-  Tensor4 window(int i, const Tensor4& like) const {
-    const Vector& buffer = m_buffers.at(static_cast<std::size_t>(i));
-    if (like.size() > buffer.size())
-      throw std::logic_error("GradientScratch: a gradient of " + std::to_string(like.size()) +
-                             " floats exceeds the scratch buffers of " +
-                             std::to_string(buffer.size()));
-    return Tensor4(buffer.data(), like.extent(0), like.extent(1), like.extent(2), like.extent(3));
+  /// Buffer `i` seen with the shape of `like` [N, C, H, W] (no allocation). Throws
+  /// std::logic_error when `like` is larger than a buffer.
+  ops::Tensor window(int i, const ops::Tensor& like) const {
+    const ops::Tensor& buffer = m_buffers.at(static_cast<std::size_t>(i));
+    if (like.numel() > buffer.numel())
+      throw std::logic_error("GradientScratch: a gradient of " + std::to_string(like.numel()) +
+                             " elements exceeds the scratch buffers of " +
+                             std::to_string(buffer.numel()));
+    return buffer.window(0, {like.dim(0), like.dim(1), like.dim(2), like.dim(3)});
   }
 
   /// The lowest buffer index not in `busy`. Throws std::logic_error when all are busy.
@@ -46,7 +47,7 @@ class GradientScratch {
   }
 
  private:
-  std::array<Vector, kBuffers> m_buffers;
+  std::array<ops::Tensor, kBuffers> m_buffers;
 };
 
 }  // namespace scaletune::kernels::detail

@@ -2,17 +2,11 @@
 // Adam updates on flat parameter buffers (torch.optim.Adam's form).
 
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
-/// Hyper-parameters of adam_step; the defaults are torch.optim.Adam's.
-struct AdamOptions {
-  float lr = 1e-3f;           ///< learning rate, >= 0
-  float beta1 = 0.9f;         ///< decay of the first-moment average, in [0, 1)
-  float beta2 = 0.999f;       ///< decay of the second-moment average, in [0, 1)
-  float eps = 1e-8f;          ///< added to the bias-corrected sqrt(v), >= 0
-  float weight_decay = 0.0f;  ///< L2 penalty added to the gradient (Adam, not AdamW), >= 0
-};
+using ops::AdamOptions;
 
 /// One Adam step (Kingma & Ba 2015, "Adam", algorithm 1, as torch.optim.Adam computes it):
 /// g = grads + weight_decay * params; m = beta1 m + (1 - beta1) g; v = beta2 v + (1 - beta2) g^2;

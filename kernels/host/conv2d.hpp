@@ -6,28 +6,11 @@
 #include <cstddef>
 
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/conv_geometry.hpp"
 
 namespace scaletune::kernels {
 
-/// Geometry of one 2-D convolution without bias (square kernel, symmetric zero padding).
-/// Sizes are counts of channels or pixels.
-struct ConvGeometry {
-  int in_channels = 0, out_channels = 0, kernel = 1, stride = 1, pad = 0;
-  int in_h = 0, in_w = 0;
-  /// Output height, (in_h + 2*pad - kernel) / stride + 1 (floor; meaningful once validated).
-  int out_h() const;
-  /// Output width, (in_w + 2*pad - kernel) / stride + 1.
-  int out_w() const;
-  /// Multiply-adds of the forward pass per sample:
-  /// out_channels * out_h * out_w * in_channels * kernel * kernel.
-  double macs_per_sample() const;
-  /// Weights: out_channels * in_channels * kernel * kernel.
-  std::size_t weight_count() const;
-  /// Rows of the im2col matrix, in_channels * kernel * kernel (the GEMM's inner dimension).
-  std::size_t col_rows() const;
-  /// Columns of the im2col matrix, out_h * out_w (pixels of one output plane).
-  std::size_t col_cols() const;
-};
+using ops::ConvGeometry;
 
 /// Convolution by im2col + GEMM, one image at a time (Chellapilla et al. 2006; Caffe's layout).
 /// Tensors are LayoutRight host views: x [N, C, H, W], w [K, C, R, S] with R = S = kernel,

@@ -5,20 +5,11 @@
 #include <cstdint>
 
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
-/// Which mask one dropout call draws. Element (n, f) of a local [N, F] tensor is global
-/// element e = (first_row + n) * F + f; it is kept when the top 53 bits of a SplitMix64 hash
-/// of (seed, step, e), read as a fraction in [0, 1), are >= p (SplitMix64: Steele, Lea, Flood
-/// 2014), so every rank holding that row draws the same bit. Use a new step per iteration and a
-/// distinct seed per dropout site.
-struct DropoutMask {
-  float p = 0.0f;              ///< drop probability, in [0, 1)
-  std::uint64_t seed = 0;      ///< run seed ([run] seed of the job) mixed with the site
-  std::uint64_t step = 0;      ///< training iteration
-  std::int64_t first_row = 0;  ///< global index of the local tensor's row 0, >= 0
-};
+using ops::DropoutMask;
 
 /// y = x * keep / (1 - p), keep in {0, 1} drawn as DropoutMask says (inverted dropout,
 /// Srivastava et al. 2014, scaled at training time as torch.nn.Dropout); p = 0 is the identity.

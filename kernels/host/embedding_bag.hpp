@@ -12,14 +12,11 @@
 
 #include "kernels/host/half_table.hpp"
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
-/// How a bag's rows are combined.
-enum class Pooling {
-  kSum,   ///< out[b] = sum of the bag's rows
-  kMean,  ///< out[b] = sum / bag length; an empty bag gives 0 (as torch.nn.EmbeddingBag)
-};
+using ops::Pooling;
 
 /// Gradient of an embedding table in row-sparse form: only the rows a batch touched.
 struct SparseRowGrad {

@@ -8,6 +8,7 @@
 #include "kernels/host/gemm.hpp"
 #include "kernels/host/layer_norm.hpp"
 #include "kernels/host/loss.hpp"
+#include "kernels/host/token_embedding.hpp"
 
 namespace scaletune::kernels {
 
@@ -237,10 +238,7 @@ void GptModel::embed_forward(const Labels& tokens) {
                                 " with 1 <= B <= " + std::to_string(m_shape.max_micro_batch));
   require_ids("tokens", tokens, m_shape.vocab, m_shape.seq_len);
   m_tokens = tokens;
-  const Tensor2 x = rows(m_residual[0], size(m_shape.hidden));
-  for (std::size_t row = 0; row < t; ++row)
-    for (std::size_t c = 0; c < x.extent(1); ++c)
-      x(row, c) = m_wte(size(tokens(row)), c) + m_wpe(row % s, c);
+  token_embedding_forward(m_wte, m_wpe, tokens, rows(m_residual[0], size(m_shape.hidden)));
   m_done = 0;
 }
 
@@ -289,13 +287,7 @@ void GptModel::block_backward(int layer) {
 
 void GptModel::embed_backward() {
   require_next(2 * m_shape.layers + 2);
-  const Tensor2 dx = residual_grad(m_shape.layers);
-  const std::size_t s = size(m_shape.seq_len);
-  for (std::size_t t = 0; t < dx.extent(0); ++t)
-    for (std::size_t c = 0; c < dx.extent(1); ++c) {
-      m_wte_grad(size(m_tokens(t)), c) += dx(t, c);
-      m_wpe_grad(t % s, c) += dx(t, c);
-    }
+  token_embedding_backward(residual_grad(m_shape.layers), m_tokens, m_wte_grad, m_wpe_grad);
   m_done = -1;
 }
 

@@ -2,6 +2,7 @@
 // Fully-connected layer forward and backward on top of kernels::gemm.
 
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
@@ -9,9 +10,7 @@ namespace scaletune::kernels {
 /// Throws std::invalid_argument when a shape does not match x [N,F], w [O,F], b [O], y [N,O].
 void linear_forward(const Tensor2& x, const Tensor2& w, const Vector& b, const Tensor2& y);
 
-/// Whether a backward pass overwrites parameter gradients or adds to them (gradient
-/// accumulation over micro-batches: the caller zeroes once per step).
-enum class GradMode { overwrite, accumulate };
+using ops::GradMode;
 
 /// dw[O,F] = dy^T·x, db[O] = sum_n dy (overwritten, or added to with GradMode::accumulate);
 /// dx[N,F] = dy·w (always overwritten; skipped when dx.data()==nullptr). x [N,F], w [O,F],

@@ -5,6 +5,7 @@
 #include "kernels/host/embedding_bag.hpp"
 #include "kernels/host/half_table.hpp"
 #include "kernels/host/tensor.hpp"
+#include "kernels/ops/op_options.hpp"
 
 namespace scaletune::kernels {
 
@@ -22,11 +23,7 @@ void sparse_sgd_step(const Fp16Table& table, const SparseRowGrad& grad, float lr
 /// round-to-nearest-even conversion).
 void sparse_sgd_step(const Bf16Table& table, const SparseRowGrad& grad, float lr);
 
-/// Options of rowwise Adagrad.
-struct RowwiseAdagradOptions {
-  float lr = 0.01f;   ///< learning rate
-  float eps = 1e-8f;  ///< added to the denominator
-};
+using ops::RowwiseAdagradOptions;
 
 /// FBGEMM's rowwise Adagrad (fbgemm_gpu, optimizer "rowwise_adagrad", weight decay off; one
 /// accumulator per row instead of one per element). For each touched row r with gradient g [D]:

@@ -7,6 +7,7 @@
 #include "kernels/host/detail/op_checks.hpp"
 #include "kernels/host/dropout.hpp"
 #include "kernels/host/gelu.hpp"
+#include "kernels/host/head_layout.hpp"
 #include "kernels/host/layer_norm.hpp"
 #include "kernels/host/linear.hpp"
 
@@ -62,31 +63,6 @@ void add_into(const ViewType& src, const ViewType& dst) {
   float* d = dst.data();
   Kokkos::parallel_for("add_into", detail::host_range(dst.size()),
                        [=](std::size_t i) { d[i] += s[i]; });
-}
-
-/// heads[b, h, s, d] = rows[(b * S + s) * row_stride + h * Dh + d]: one of q, k, v (rows
-/// points at its first column) out of token rows, into heads [B, heads, S, Dh].
-void rows_to_heads(const float* rows, std::size_t row_stride, const Tensor4& heads) {
-  const std::size_t n_heads = heads.extent(1), seq = heads.extent(2), dh = heads.extent(3);
-  Kokkos::parallel_for("rows_to_heads", detail::host_range(heads.extent(0) * seq),
-                       [=](std::size_t token) {
-                         const std::size_t b = token / seq, s = token % seq;
-                         for (std::size_t h = 0; h < n_heads; ++h)
-                           for (std::size_t d = 0; d < dh; ++d)
-                             heads(b, h, s, d) = rows[token * row_stride + h * dh + d];
-                       });
-}
-
-/// The inverse of rows_to_heads: rows[(b * S + s) * row_stride + h * Dh + d] = heads[b, h, s, d].
-void heads_to_rows(const Tensor4& heads, float* rows, std::size_t row_stride) {
-  const std::size_t n_heads = heads.extent(1), seq = heads.extent(2), dh = heads.extent(3);
-  Kokkos::parallel_for("heads_to_rows", detail::host_range(heads.extent(0) * seq),
-                       [=](std::size_t token) {
-                         const std::size_t b = token / seq, s = token % seq;
-                         for (std::size_t h = 0; h < n_heads; ++h)
-                           for (std::size_t d = 0; d < dh; ++d)
-                             rows[token * row_stride + h * dh + d] = heads(b, h, s, d);
-                       });
 }
 
 }  // namespace

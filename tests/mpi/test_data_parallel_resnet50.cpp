@@ -39,7 +39,7 @@ std::vector<float> train(MPI_Comm comm, const std::vector<int>& per_rank) {
     ctx.sample_offset += per_rank[static_cast<std::size_t>(r)];
   ctx.bucket_bytes = 64 * 1024;  // several buckets
   ctx.seed = 7;
-  kernels::SgdOptions sgd;
+  ops::SgdOptions sgd;
   sgd.lr = 0.01f;  // small steps: the loss at initialisation is sharp, large ones amplify rounding
   kernels::ResNet50 model(tiny_options(), ctx, sgd);
   core::PhaseTimer timer(model.phase_names(), 1, [] { Kokkos::fence(); });

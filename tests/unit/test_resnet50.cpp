@@ -30,7 +30,7 @@ using scaletune::job::ResNet50Options;
 using scaletune::kernels::LayerKind;
 using scaletune::kernels::LayerSpec;
 using scaletune::kernels::ResNet50;
-using scaletune::kernels::SgdOptions;
+using scaletune::ops::SgdOptions;
 
 // ---- Naive reference: He et al. 2016, Table 1, 50-layer column, v1.5 strides ----------------
 
@@ -358,13 +358,13 @@ TEST(ResNet50Model, SynchronisedBatchNormReducesStatisticsOfEveryLayer) {
 // Sample i as the documented recipe draws it: label, then pixels, from seed * 1000003 + i.
 void expect_sample(const ResNet50& model, int n, std::uint64_t seed, std::uint64_t i, int classes) {
   std::mt19937_64 rng(seed * 1000003u + i);
-  EXPECT_EQ(model.labels()(n), std::uniform_int_distribution<int>(0, classes - 1)(rng));
+  EXPECT_EQ(model.labels()[std::size_t(n)],
+            std::uniform_int_distribution<int>(0, classes - 1)(rng));
   std::normal_distribution<float> pixel(0.0f, 1.0f);
-  const auto& images = model.images();
-  for (std::size_t c = 0; c < images.extent(1); ++c)
-    for (std::size_t h = 0; h < images.extent(2); ++h)
-      for (std::size_t w = 0; w < images.extent(3); ++w)
-        ASSERT_EQ(images(n, c, h, w), pixel(rng)) << "sample " << i;
+  const std::vector<float> images = model.images();
+  const std::size_t pixels = images.size() / model.labels().size();
+  for (std::size_t p = 0; p < pixels; ++p)
+    ASSERT_EQ(images[std::size_t(n) * pixels + p], pixel(rng)) << "sample " << i;
 }
 
 TEST(ResNet50Model, SamplesAndWeightsDoNotDependOnTheRankSplit) {
@@ -374,7 +374,7 @@ TEST(ResNet50Model, SamplesAndWeightsDoNotDependOnTheRankSplit) {
   for (int n = 0; n < 4; ++n) expect_sample(whole, n, 7, std::uint64_t(n), 10);
   for (int n = 0; n < 2; ++n) {
     expect_sample(second, n, 7, std::uint64_t(n + 2), 10);
-    EXPECT_EQ(second.labels()(n), whole.labels()(n + 2));
+    EXPECT_EQ(second.labels()[std::size_t(n)], whole.labels()[std::size_t(n + 2)]);
   }
   EXPECT_TRUE(std::equal(second.parameters().begin(), second.parameters().end(),
                          whole.parameters().begin()));
