@@ -51,6 +51,9 @@ struct SparseRows {
   Tensor rows;             ///< int64 [count] row ids
   Tensor values;           ///< fp32 [count, D]
   std::int64_t count = 0;  ///< distinct rows
+  /// int32 [1] holding count in the backend's memory where the backend keeps it there (the
+  /// CUDA embedding bag's backward); "none" otherwise.
+  Tensor count_on_device;
 };
 
 /// An embedding bag for one table shape and batch layout (Backend::make_embedding_bag).
