@@ -175,7 +175,8 @@ class HostEmbeddingBag final : public ops::EmbeddingBagOp {
     return {.rows = ops::Tensor(m_grad.rows.data(), ops::DType::int64, {count}),
             .values = ops::Tensor(m_grad.values.data(), ops::DType::fp32,
                                   {count, static_cast<std::int64_t>(m_grad.values.extent(1))}),
-            .count = count};
+            .count = count,
+            .count_on_device = {}};
   }
   std::int64_t workspace_bytes() const override { return m_bytes; }
 
