@@ -50,6 +50,19 @@ MatrixShape matrix_shape(const char* name, const ops::Tensor& t) {
                               ", expected rank 2 or 3");
 }
 
+/// Throws std::invalid_argument unless the token rows r [B S, W] (the view of `rows`) hold
+/// heads [B, heads, S, Dh] in their columns [col, col + heads Dh).
+void require_head_block(const char* op, const ops::Tensor& rows, const Tensor2& r, std::int64_t col,
+                        const ops::Tensor& heads) {
+  const std::int64_t width = heads.dim(1) * heads.dim(3);
+  if (static_cast<std::int64_t>(r.extent(0)) != heads.dim(0) * heads.dim(2) || col < 0 ||
+      col + width > static_cast<std::int64_t>(r.extent(1)))
+    throw std::invalid_argument(std::string(op) + ": columns [" + std::to_string(col) + ", " +
+                                std::to_string(col + width) + ") of " + rows.describe() +
+                                " do not hold " + heads.describe() +
+                                ", expected B S rows and col + heads Dh <= W");
+}
+
 /// The loss tensor's one double, to add to.
 double& loss_slot(const ops::Tensor& loss) {
   ops::require_shape("loss", "loss", loss, {1});
@@ -223,13 +236,17 @@ void HostBackend::layer_norm_backward(const ops::Tensor& x, const ops::Tensor& g
 void HostBackend::heads_from_rows(const ops::Tensor& rows, std::int64_t col,
                                   const ops::Tensor& heads) {
   const Tensor2 r = view2("heads_from_rows", rows);
-  rows_to_heads(r.data() + col, r.extent(1), view4("heads_from_rows", heads));
+  const Tensor4 h = view4("heads_from_rows", heads);
+  require_head_block("heads_from_rows", rows, r, col, heads);
+  rows_to_heads(r.data() + col, r.extent(1), h);
 }
 
 void HostBackend::rows_from_heads(const ops::Tensor& heads, const ops::Tensor& rows,
                                   std::int64_t col) {
   const Tensor2 r = view2("rows_from_heads", rows);
-  heads_to_rows(view4("rows_from_heads", heads), r.data() + col, r.extent(1));
+  const Tensor4 h = view4("rows_from_heads", heads);
+  require_head_block("rows_from_heads", rows, r, col, heads);
+  heads_to_rows(h, r.data() + col, r.extent(1));
 }
 
 void HostBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Tensor& wpe,
