@@ -1,5 +1,6 @@
 #include "kernels/host/host_backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -61,6 +62,21 @@ void require_head_block(const char* op, const ops::Tensor& rows, const Tensor2& 
                                 std::to_string(col + width) + ") of " + rows.describe() +
                                 " do not hold " + heads.describe() +
                                 ", expected B S rows and col + heads Dh <= W");
+}
+
+/// Throws std::invalid_argument unless tokens [T], wte [V, H] and wpe [S, H] (V, S >= 1) fit the
+/// token rows [T, H] (out of the forward, dout of the backward).
+void require_embedding_shapes(const char* op, const ops::Tensor& rows, const ops::Tensor& tokens,
+                              const ops::Tensor& wte, const ops::Tensor& wpe) {
+  const std::int64_t t = rows.dim(0), h = rows.numel() / std::max<std::int64_t>(t, 1);
+  const auto fits = [h](const ops::Tensor& table) {
+    return table.dim(0) >= 1 && table.numel() == table.dim(0) * h;
+  };
+  if (tokens.dim(0) != t || !fits(wte) || !fits(wpe))
+    throw std::invalid_argument(std::string(op) + ": wte " + wte.describe() + ", wpe " +
+                                wpe.describe() + " and tokens " + tokens.describe() +
+                                " do not fit the token rows " + rows.describe() +
+                                ", expected [V, H], [S, H] and [T] for [T, H]");
 }
 
 /// The loss tensor's one double, to add to.
@@ -252,15 +268,19 @@ void HostBackend::rows_from_heads(const ops::Tensor& heads, const ops::Tensor& r
 void HostBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Tensor& wpe,
                                           const ops::Tensor& tokens, const ops::Tensor& out) {
   constexpr const char* kOp = "token_embedding_forward";
-  kernels::token_embedding_forward(view2(kOp, wte), view2(kOp, wpe), detail::labels(kOp, tokens),
-                                   view2(kOp, out));
+  const Tensor2 te = view2(kOp, wte), pe = view2(kOp, wpe), o = view2(kOp, out);
+  const Labels ids = detail::labels(kOp, tokens);
+  require_embedding_shapes(kOp, out, tokens, wte, wpe);
+  kernels::token_embedding_forward(te, pe, ids, o);
 }
 
 void HostBackend::token_embedding_backward(const ops::Tensor& dout, const ops::Tensor& tokens,
                                            const ops::Tensor& dwte, const ops::Tensor& dwpe) {
   constexpr const char* kOp = "token_embedding_backward";
-  kernels::token_embedding_backward(view2(kOp, dout), detail::labels(kOp, tokens), view2(kOp, dwte),
-                                    view2(kOp, dwpe));
+  const Tensor2 d = view2(kOp, dout), dte = view2(kOp, dwte), dpe = view2(kOp, dwpe);
+  const Labels ids = detail::labels(kOp, tokens);
+  require_embedding_shapes(kOp, dout, tokens, dwte, dwpe);
+  kernels::token_embedding_backward(d, ids, dte, dpe);
 }
 
 void HostBackend::softmax_cross_entropy(const ops::Tensor& logits, const ops::Tensor& labels,
