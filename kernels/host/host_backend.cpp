@@ -90,12 +90,13 @@ double& loss_slot(const ops::Tensor& loss) {
 template <class Step>
 void master_update(const ops::Tensor& params, const ops::Tensor& grads,
                    const ops::MasterUpdate& update, Step&& step) {
+  require_same_numel("master update grads", params, grads);
+  if (update.copy.defined()) require_same_numel("master update copy", params, update.copy);
   if (update.found_nonfinite.defined() && *update.found_nonfinite.as<std::int32_t>() != 0) return;
   if (update.unscale != 1.0f)
     scale_flat(grads.as<float>(), static_cast<std::size_t>(grads.numel()), update.unscale);
   step();
   if (update.copy.defined()) {
-    require_same_numel("master update copy", params, update.copy);
     convert_copy(params.data(), params.dtype(), update.copy.data(), update.copy.dtype(),
                  static_cast<std::size_t>(params.numel()));
   }
