@@ -8,9 +8,9 @@
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #ifdef SCALETUNE_HAVE_NCCL
+#include "harness/device/cuda_device.hpp"
 #include "harness/nccl/nccl_communicator.hpp"
 #include "harness/nccl/nccl_version.hpp"
-#include "kernels/cuda/cuda_device.hpp"
 #endif
 
 namespace scaletune::cli {
@@ -20,7 +20,7 @@ namespace {
 #ifdef SCALETUNE_HAVE_NCCL
 constexpr bool kNcclBuilt = true;
 int cuda_devices() {
-  return kernels::cuda::device_count();
+  return device::device_count();
 }
 #else
 constexpr bool kNcclBuilt = false;
@@ -50,10 +50,10 @@ RunBackend nccl_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] int de
   b.name = "nccl";
 #ifdef SCALETUNE_HAVE_NCCL
   const int device = mpi::device_for_rank(mpi::local_rank(world), devices);
-  const kernels::cuda::DeviceInfo info = kernels::cuda::device_info(device);
+  const device::DeviceInfo info = device::device_info(device);
   b.device =
       mpi::BoundDevice{"cuda:" + std::to_string(device) + " " + info.name, info.memory_bytes};
-  b.cuda_runtime = kernels::cuda::runtime_version();
+  b.cuda_runtime = device::runtime_version();
   b.nccl_version = nccl::nccl_version();
   b.make = [device](MPI_Comm comm) {
     return std::make_unique<nccl::NcclCommunicator>(comm, device);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/nccl/detail/device_comm_buffer.hpp"
 #include "harness/nccl/detail/event_timer.hpp"
@@ -12,8 +14,6 @@
 #include "harness/nccl/detail/nccl_types.hpp"
 #include "harness/nccl/detail/stream_wait.hpp"
 #include "harness/nccl/nccl_error.hpp"
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl {
 
@@ -51,7 +51,7 @@ void require_per_rank(std::span<const std::size_t> counts, int size, const char*
 }  // namespace
 
 NcclCommunicator::NcclCommunicator(MPI_Comm comm, int device) : m_host_comm(comm) {
-  kernels::cuda::require_device("NcclCommunicator");
+  device::require_device("NcclCommunicator");
   SCALETUNE_CUDA_CHECK(cudaSetDevice(device));
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &m_rank));
   SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &m_size));

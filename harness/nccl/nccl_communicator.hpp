@@ -12,7 +12,7 @@
 #include <string>
 
 #include "harness/core/communicator.hpp"
-#include "kernels/cuda/detail/unique_handle.hpp"
+#include "harness/device/detail/unique_handle.hpp"
 
 namespace scaletune::nccl {
 
@@ -25,7 +25,7 @@ class NcclCommunicator final : public core::Communicator {
   /// Collective over `comm` (which must outlive this object; barrier() uses it): binds this
   /// process to CUDA `device` (cudaSetDevice), creates a non-blocking stream, and builds the
   /// NCCL communicator (rank 0's ncclGetUniqueId broadcast over `comm`, ncclCommInitRank).
-  /// Throws kernels::cuda::CudaError "no CUDA device ..." before anything else when the
+  /// Throws device::CudaError "no CUDA device ..." before anything else when the
   /// process sees no device; CudaError, NcclError or mpi::MpiError when a call fails.
   NcclCommunicator(MPI_Comm comm, int device);
   /// ncclCommDestroy (waits for queued work), or ncclCommAbort when the communicator reports
@@ -81,7 +81,7 @@ class NcclCommunicator final : public core::Communicator {
   void synchronize() override;
 
  private:
-  using Stream = kernels::cuda::detail::UniqueHandle<cudaStream_t, &cudaStreamDestroy>;
+  using Stream = device::detail::UniqueHandle<cudaStream_t, &cudaStreamDestroy>;
 
   MPI_Comm m_host_comm;
   int m_rank = 0;

@@ -1,12 +1,12 @@
 #include "cublas_gemm.hpp"
 
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 
 namespace scaletune::kernels::cuda {
 
 CublasHandle::CublasHandle() {
-  require_device("CublasHandle");
+  device::require_device("CublasHandle");
   cublasHandle_t raw = nullptr;
   SCALETUNE_CUBLAS_CHECK(cublasCreate(&raw));
   m_handle.reset(raw);

@@ -4,7 +4,7 @@
 
 #include <cublas_v2.h>
 
-#include "kernels/cuda/detail/unique_handle.hpp"
+#include "harness/device/detail/unique_handle.hpp"
 
 namespace scaletune::kernels::cuda {
 
@@ -20,7 +20,7 @@ class CublasHandle {
   cublasHandle_t get() const noexcept { return m_handle.get(); }
 
  private:
-  detail::UniqueHandle<cublasHandle_t, &cublasDestroy> m_handle;
+  device::detail::UniqueHandle<cublasHandle_t, &cublasDestroy> m_handle;
 };
 
 /// C[m,n] = alpha * op(A) * op(B) + beta * C on device pointers, all row-major, where op(A) is

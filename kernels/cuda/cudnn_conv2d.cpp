@@ -8,11 +8,16 @@
 #include <string>
 #include <utility>
 
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
+
+using device::CudaError;
+using device::DeviceBuffer;
+using device::require_device;
+using device::detail::UniqueHandle;
 
 /// The raw handles the algorithm and workspace queries take.
 struct Descriptors {
@@ -52,41 +57,42 @@ void require_non_null(const char* op,
   }
 }
 
-detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> make_handle() {
+UniqueHandle<cudnnHandle_t, &cudnnDestroy> make_handle() {
   require_device("CudnnConv2d");
   cudnnHandle_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreate(&raw));
-  return detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy>(raw);
+  return UniqueHandle<cudnnHandle_t, &cudnnDestroy>(raw);
 }
 
 /// A packed NCHW float tensor [n, c, h, w].
-detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(
-    int n, int c, int h, int w) {
+UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(int n, int c,
+                                                                                      int h,
+                                                                                      int w) {
   cudnnTensorDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateTensorDescriptor(&raw));
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
+  UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(
       cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
   return desc;
 }
 
 /// Float weights [K, C, R, S].
-detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
+UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
     const ConvGeometry& g) {
   cudnnFilterDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateFilterDescriptor(&raw));
-  detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
+  UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
       raw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.out_channels, g.in_channels, g.kernel, g.kernel));
   return desc;
 }
 
 /// Cross-correlation with symmetric pad and stride, no dilation, fp32 compute, FMA math only.
-detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
-make_conv_desc(const ConvGeometry& g) {
+UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> make_conv_desc(
+    const ConvGeometry& g) {
   cudnnConvolutionDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&raw));
-  detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
+  UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(raw, g.pad, g.pad, g.stride, g.stride, 1, 1,
                                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   SCALETUNE_CUDNN_CHECK(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH));

@@ -7,8 +7,8 @@
 
 #include <cstddef>
 
-#include "kernels/cuda/detail/unique_handle.hpp"
-#include "kernels/cuda/device_buffer.hpp"
+#include "harness/device/detail/unique_handle.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "kernels/host/conv2d.hpp"
 
 namespace scaletune::kernels::cuda {
@@ -52,16 +52,16 @@ class CudnnConv2d {
  private:
   ConvGeometry m_geometry;
   int m_batch;
-  detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> m_handle;
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_x_desc;
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_y_desc;
-  detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> m_w_desc;
-  detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
+  device::detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> m_handle;
+  device::detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_x_desc;
+  device::detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_y_desc;
+  device::detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> m_w_desc;
+  device::detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
       m_conv_desc;
   cudnnConvolutionFwdAlgo_t m_forward_algo{};
   cudnnConvolutionBwdDataAlgo_t m_backward_data_algo{};
   cudnnConvolutionBwdFilterAlgo_t m_backward_filter_algo{};
-  DeviceBuffer<std::byte> m_workspace;
+  device::DeviceBuffer<std::byte> m_workspace;
 };
 
 }  // namespace scaletune::kernels::cuda

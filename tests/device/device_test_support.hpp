@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/cuda_device.hpp"
+#include "harness/device/cuda_device.hpp"
 
-namespace scaletune::kernels::cuda::testing {
+namespace scaletune::device::testing {
 
 /// Base fixture of tests that need a device: skips each test when device_count() == 0.
 class DeviceTest : public ::testing::Test {
@@ -56,4 +56,4 @@ inline void expect_all_close(std::span<const float> got, std::span<const float> 
                 << rel_tol << ")";
 }
 
-}  // namespace scaletune::kernels::cuda::testing
+}  // namespace scaletune::device::testing

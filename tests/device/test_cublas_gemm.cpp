@@ -9,21 +9,23 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/device/cuda_error.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "kernels/cuda/cublas_gemm.hpp"
-#include "kernels/cuda/cuda_error.hpp"
-#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/host/gemm.hpp"
 #include "tests/device/device_test_support.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
-using CublasGemmErrors = testing::DeviceTest;
-using testing::expect_all_close;
-using testing::uniform_vector;
+using device::CudaError;
+using device::DeviceBuffer;
+using device::testing::expect_all_close;
+using device::testing::uniform_vector;
+using CublasGemmErrors = device::testing::DeviceTest;
 
 /// (trans_a, trans_b)
-class CublasGemm : public testing::DeviceTest,
+class CublasGemm : public device::testing::DeviceTest,
                    public ::testing::WithParamInterface<std::tuple<bool, bool>> {};
 
 TEST_P(CublasGemm, MatchesHostGemm) {

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/device/device_buffer.hpp"
 #include "kernels/cuda/cudnn_conv2d.hpp"
-#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/host/conv2d.hpp"
 #include "tests/device/device_test_support.hpp"
 #include "tests/support/conv_cases.hpp"
@@ -21,9 +21,10 @@
 namespace scaletune::kernels::cuda {
 namespace {
 
-using CudnnConv2dOnDevice = testing::DeviceTest;
-using testing::expect_all_close;
-using testing::fill_uniform;
+using device::DeviceBuffer;
+using device::testing::expect_all_close;
+using device::testing::fill_uniform;
+using CudnnConv2dOnDevice = device::testing::DeviceTest;
 
 constexpr double kRelTol = 1e-3;
 constexpr float kSentinel = 7.0f;  // what device outputs hold before an op overwrites them
@@ -53,10 +54,11 @@ DeviceBuffer<float> sentinel_buffer(std::size_t count) {
   return DeviceBuffer<float>(std::vector<float>(count, kSentinel));
 }
 
-class CudnnConv2dVsHost : public testing::DeviceTest, public ::testing::WithParamInterface<Case> {
+class CudnnConv2dVsHost : public device::testing::DeviceTest,
+                          public ::testing::WithParamInterface<Case> {
  protected:
   void SetUp() override {
-    testing::DeviceTest::SetUp();
+    device::testing::DeviceTest::SetUp();
     if (IsSkipped()) return;
     const Case& c = GetParam();
     const ConvGeometry& g = c.g;

@@ -5,14 +5,14 @@
 
 #include <string>
 
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "kernels/cuda/cublas_gemm.hpp"
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 #include "kernels/cuda/cudnn_conv2d.hpp"
-#include "kernels/cuda/device_buffer.hpp"
 #include "tests/device/device_test_support.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 namespace {
 
 /// Runs `make` and expects CudaError whose message contains "no CUDA device" and `user`.
@@ -43,14 +43,14 @@ TEST_F(NoDevice, BindDeviceAndRequireDeviceThrowNoCudaDevice) {
 
 TEST_F(NoDevice, BuffersAndHandlesThrowNoCudaDevice) {
   expect_no_device_error([] { DeviceBuffer<float> buffer(16); }, "DeviceBuffer");
-  expect_no_device_error([] { CublasHandle handle; }, "CublasHandle");
-  ConvGeometry g;
+  expect_no_device_error([] { kernels::cuda::CublasHandle handle; }, "CublasHandle");
+  kernels::ConvGeometry g;
   g.in_channels = 3;
   g.out_channels = 8;
   g.kernel = 3;
   g.pad = 1;
   g.in_h = g.in_w = 8;
-  expect_no_device_error([&] { CudnnConv2d conv(g, 2); }, "CudnnConv2d");
+  expect_no_device_error([&] { kernels::cuda::CudnnConv2d conv(g, 2); }, "CudnnConv2d");
 }
 
 using WithDevice = testing::DeviceTest;
@@ -65,4 +65,4 @@ TEST_F(WithDevice, BindDeviceWrapsLocalRankOverDevices) {
 }
 
 }  // namespace
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

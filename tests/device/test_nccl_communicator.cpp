@@ -22,13 +22,13 @@
 #include <vector>
 
 #include "harness/core/communicator.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 #include "harness/mpi/device_binding.hpp"
 #include "harness/nccl/detail/nccl_types.hpp"
 #include "harness/nccl/nccl_communicator.hpp"
 #include "harness/nccl/nccl_error.hpp"
 #include "harness/nccl/nccl_version.hpp"
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl {
 namespace {
@@ -216,7 +216,7 @@ TEST(NcclDeviceBinding, LocalRankOnOneNodeIsTheWorldRank) {
 class NcclNoDevice : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (kernels::cuda::device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
+    if (device::device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
   }
 };
 
@@ -224,7 +224,7 @@ TEST_F(NcclNoDevice, ConstructionThrowsNoCudaDeviceFirst) {
   try {
     NcclCommunicator comm(MPI_COMM_WORLD, 0);
     ADD_FAILURE() << "expected CudaError, nothing was thrown";
-  } catch (const kernels::cuda::CudaError& e) {
+  } catch (const device::CudaError& e) {
     const std::string message = e.what();
     EXPECT_NE(message.find("no CUDA device"), std::string::npos) << message;
     EXPECT_NE(message.find("NcclCommunicator"), std::string::npos) << message;
@@ -238,7 +238,7 @@ TEST_F(NcclNoDevice, ConstructionThrowsNoCudaDeviceFirst) {
 class WithNccl : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const int devices = kernels::cuda::device_count();
+    const int devices = device::device_count();
     int world = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     if (devices == 0 || devices < world) return;  // the same on every rank of one node

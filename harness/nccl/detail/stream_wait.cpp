@@ -2,8 +2,8 @@
 
 #include <thread>
 
+#include "harness/device/cuda_error.hpp"
 #include "harness/nccl/nccl_error.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl::detail {
 
@@ -16,7 +16,7 @@ void poll(Query query, const char* call, ncclComm_t comm) {
   for (;;) {
     const cudaError_t state = query();
     if (state == cudaSuccess) return;
-    if (state != cudaErrorNotReady) kernels::cuda::check_cuda(state, call, __FILE__, __LINE__);
+    if (state != cudaErrorNotReady) device::check_cuda(state, call, __FILE__, __LINE__);
     ncclResult_t async = ncclSuccess;
     SCALETUNE_NCCL_CHECK(ncclCommGetAsyncError(comm, &async), comm);
     if (async != ncclInProgress) {

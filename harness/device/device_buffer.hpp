@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda/detail/device_memory.hpp"
+#include "harness/device/detail/device_memory.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 /// cudaMalloc returned cudaErrorMemoryAllocation. what() names the requested size in bytes.
 class DeviceOutOfMemory : public std::bad_alloc {
@@ -95,4 +95,4 @@ class DeviceBuffer {
   std::size_t m_size = 0;
 };
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

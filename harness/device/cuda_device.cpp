@@ -2,9 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/cuda/cuda_error.hpp"
+#include "harness/device/cuda_error.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 int device_count() {
   int count = 0;
@@ -42,4 +42,4 @@ std::string runtime_version() {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

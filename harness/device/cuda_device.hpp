@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 /// Number of usable CUDA devices. 0 when there is no driver or no device (cudaGetDeviceCount
 /// returning cudaErrorInsufficientDriver (35) or cudaErrorNoDevice (100), TOOLCHAIN.md);
@@ -32,4 +32,4 @@ int bind_device(int local_rank);
 /// CUDA runtime version as "13.0".
 std::string runtime_version();
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

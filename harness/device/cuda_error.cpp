@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 namespace {
 [[noreturn]] void fail(const char* call, const char* file, int line, const std::string& what) {
@@ -31,4 +31,4 @@ void check_cudnn(int code, const char* call, const char* file, int line) {
   fail(call, file, line, cudnnGetErrorString(static_cast<cudnnStatus_t>(code)));
 }
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

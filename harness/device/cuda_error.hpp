@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 /// A CUDA, cuBLAS or cuDNN call failed.
 class CudaError : public std::runtime_error {
@@ -19,11 +19,11 @@ void check_cublas(int code, const char* call, const char* file, int line);
 /// Throws CudaError when `code` (a cudnnStatus_t) is not CUDNN_STATUS_SUCCESS.
 void check_cudnn(int code, const char* call, const char* file, int line);
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device
 
 #define SCALETUNE_CUDA_CHECK(call) \
-  ::scaletune::kernels::cuda::check_cuda(static_cast<int>(call), #call, __FILE__, __LINE__)
+  ::scaletune::device::check_cuda(static_cast<int>(call), #call, __FILE__, __LINE__)
 #define SCALETUNE_CUBLAS_CHECK(call) \
-  ::scaletune::kernels::cuda::check_cublas(static_cast<int>(call), #call, __FILE__, __LINE__)
+  ::scaletune::device::check_cublas(static_cast<int>(call), #call, __FILE__, __LINE__)
 #define SCALETUNE_CUDNN_CHECK(call) \
-  ::scaletune::kernels::cuda::check_cudnn(static_cast<int>(call), #call, __FILE__, __LINE__)
+  ::scaletune::device::check_cudnn(static_cast<int>(call), #call, __FILE__, __LINE__)
