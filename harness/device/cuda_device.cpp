@@ -2,6 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
+
 #include "harness/device/cuda_error.hpp"
 
 namespace scaletune::device {
@@ -20,7 +22,8 @@ int device_count() {
 DeviceInfo device_info(int index) {
   cudaDeviceProp prop{};
   SCALETUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem)};
+  return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem), prop.major, prop.minor,
+          prop.major >= 8};
 }
 
 int require_device(std::string_view user) {
@@ -34,6 +37,12 @@ int bind_device(int local_rank) {
   const int device = local_rank % require_device("bind_device");
   SCALETUNE_CUDA_CHECK(cudaSetDevice(device));
   return device;
+}
+
+std::int64_t free_memory_bytes() {
+  std::size_t free = 0, total = 0;
+  SCALETUNE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<std::int64_t>(free);
 }
 
 std::string runtime_version() {

@@ -29,7 +29,9 @@ class DeviceOutOfMemory : public std::bad_alloc {
 
 /// `size()` elements of T in device global memory (uninitialised unless built from host data).
 /// Move-only; the destructor frees. Copies are synchronous (cudaMemcpy) and need a host span of
-/// exactly size() elements.
+/// exactly size() elements. cudaMemcpy runs on the legacy default stream, which does not wait
+/// for non-blocking streams (CudaContext's compute stream): fence the context before copying
+/// results back, and synchronise the device after an upload that work on such a stream reads.
 template <class T>
 class DeviceBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "device memory holds trivially copyable data");
