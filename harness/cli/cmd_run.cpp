@@ -160,6 +160,10 @@ int run_command(int argc, char** argv) {
   } catch (const core::BackendUnavailable& e) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kBadInput;
+  } catch (const mpi::SweepStopped& e) {
+    // Every rank throws it; the configuration and the rank's message are already recorded.
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kRunFailed;
   } catch (const mpi::OutputError& e) {
     if (rank == 0) std::cerr << "scaletune run: cannot write the result file: " << e.what() << "\n";
     return kBadInput;
