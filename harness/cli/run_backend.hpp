@@ -23,7 +23,8 @@ struct RunBackend {
 };
 
 /// Collective over `world`: chooses the backend for job.comm.backend (core::choose_backend;
-/// only the collective benchmark runs on device memory today) and, for NCCL, binds each rank
+/// only the collective benchmark runs on device memory today, on a rank with a CUDA device
+/// unless devices.kind = "host") and, for NCCL, binds each rank
 /// to device local_rank % visible devices (mpi::device_for_rank). "auto" picks NCCL only when
 /// every rank can use it. Throws core::BackendUnavailable on every rank, with the message of the
 /// lowest failing rank, when the requested backend cannot run.

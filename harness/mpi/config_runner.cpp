@@ -135,8 +135,9 @@ results::ConfigResult describe(const job::Config& config) {
   r.global_batch = config.global_batch;
   r.per_rank_batch = config.per_rank_batch;
   r.batch_split = config.batch_split;
-  r.precision = config.precision;
-  if (!config.sharding.empty()) r.text_attrs[job::sharding_key(config.workload)] = config.sharding;
+  r.precision = job::data_type_text(config.precision);
+  if (const std::string sharding = job::config_sharding_text(config); !sharding.empty())
+    r.text_attrs[job::sharding_key(config.workload)] = sharding;
   return r;
 }
 

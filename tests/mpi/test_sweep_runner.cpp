@@ -106,7 +106,7 @@ job::Config config(const std::string& kind, int ranks) {
   c.per_rank_batch =
       job::weighted_split(12, std::vector<double>(static_cast<std::size_t>(ranks), 1.0));
   c.batch_split = "even";
-  c.precision = "fp32";
+  c.precision = job::DataType::fp32;
   c.id = kind + "-r" + std::to_string(ranks);
   return c;
 }
