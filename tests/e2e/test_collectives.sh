@@ -31,6 +31,10 @@ assert g.attrs["status"] == b"ok" or g.attrs["status"] == "ok", g.attrs["status"
 assert list(g["phase_names"].asstr()[()]) == ["all_reduce", "reduce_scatter", "all_gather",
     "all_gatherv", "alltoall", "alltoallv", "broadcast"]
 assert f["configs/collectives-r3-fp32"].attrs["status"] in (b"skipped", "skipped")
+# MPI buffers are host memory: the launch and its configurations ran on the host.
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+assert text(f["system"].attrs["device_kind"]) == "host", f["system"].attrs["device_kind"]
+assert text(g.attrs["device_kind"]) == "host", g.attrs["device_kind"]
 PY
 
 # The printed log reads back with the nccl-tests importer: the same out-of-place rows.
@@ -60,6 +64,14 @@ else
   expect_match "$out" 'use "mpi" or "auto"' "says what would work"
   [ ! -e nccl.h5 ] || fail "a result file was written for a run that could not start"
 fi
+
+# NCCL with devices.kind = "host": refused by the parser at the backend, naming both keys.
+sed -e 's|^backend = .*|backend = "nccl"|' -e 's|^output = .*|output = "host.h5"|' coll.toml >host.toml
+printf '[devices]\nkind = "host"\n' >>host.toml
+run_status "$SCALETUNE" plan host.toml
+[ "$status" = 2 ] || fail "nccl with host devices exited $status, expected 2: $out"
+expect_match "$out" 'host\.toml:[0-9]+:.*backend.*comm\.backend = "nccl".*devices\.kind = "host"' \
+  "names the file, the line and both keys"
 
 # auto picks MPI here (no device, or no NCCL build).
 sed -e 's|^backend = .*|backend = "auto"|' -e 's|^output = .*|output = "auto.h5"|' \

@@ -215,6 +215,32 @@ TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
   }
 }
 
+// The training workloads run on the host: a 16-bit precision ResNet-50 cannot train in there
+// fails its configuration, before any workload is made, instead of running in fp32.
+TEST(SweepRunner, APrecisionTheHostCannotTrainInFailsTheConfiguration) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  job::Config bf16 = config("resnet50", 1);
+  bf16.precision = job::DataType::bf16;
+  bf16.id = "resnet50-r1-bf16";
+  const Sweep s = run({bf16, config("probe", 1)}, 60, "host_precision");
+  EXPECT_EQ(s.summary.failed, 1);
+  EXPECT_EQ(s.summary.ok, 1);
+  if (rank != 0) return;
+  const auto file = results::read_results(s.path);
+  ASSERT_EQ(file.configs.size(), 2u);
+  const results::ConfigResult& failed = file.configs[1];  // sorted by id: probe-r1 first
+  ASSERT_EQ(failed.id, "resnet50-r1-bf16");
+  EXPECT_EQ(failed.status, Status::error);
+  EXPECT_EQ(failed.error,
+            "rank 0: precision \"bf16\" of workload.kind = \"resnet50\" needs CUDA devices "
+            "(16-bit activations and tensor-core GEMMs); on the host resnet50 trains in fp32 "
+            "only: use precision \"fp32\"; this launch runs on the host");
+  EXPECT_EQ(failed.precision, "bf16");
+  EXPECT_EQ(failed.device_kind, "host");
+  EXPECT_EQ(file.system->device_kind, "host");
+}
+
 TEST(SweepRunner, PerRankMemoryIsTheWorldRanksValue) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
