@@ -45,6 +45,10 @@ job::DeviceKind local_device_kind(const job::JobSpec& job, int devices) {
 }
 
 LocalChoice local_choice(const job::JobSpec& job, int devices) {
+  if (job.workload.kind != "collectives" && job.comm.backend == job::CommBackend::nccl)
+    return {"", "comm.backend = \"nccl\" needs workload.kind = \"" + job.workload.kind +
+                    "\" on CUDA devices, but this version trains it on the host (its CUDA path "
+                    "is not in the runner yet); use \"mpi\" or \"auto\""};
   try {
     return {core::choose_backend(job.comm.backend, local_device_kind(job, devices), kNcclBuilt),
             ""};

@@ -73,6 +73,17 @@ run_status "$SCALETUNE" plan host.toml
 expect_match "$out" 'host\.toml:[0-9]+:.*backend.*comm\.backend = "nccl".*devices\.kind = "host"' \
   "names the file, the line and both keys"
 
+# A training kind with NCCL: accepted by the parser, refused at run time (trained on the host).
+tiny_job nccl_train "[1]" "[2]" 1
+printf '[comm]\nbackend = "nccl"\n' >>nccl_train.toml
+run_status "$SCALETUNE" plan nccl_train.toml
+[ "$status" = 0 ] || fail "plan of resnet50 with nccl exited $status: $out"
+run_status $MPIEXEC -n 1 "$SCALETUNE" run nccl_train.toml
+[ "$status" = 2 ] || fail "run of resnet50 with nccl exited $status, expected 2: $out"
+expect_match "$out" 'nccl_train\.toml: rank 0: comm\.backend = "nccl" needs workload\.kind = "resnet50"' \
+  "names the job file, the key and the kind"
+[ ! -e nccl_train.h5 ] || fail "a result file was written for a run that could not start"
+
 # auto picks MPI here (no device, or no NCCL build).
 sed -e 's|^backend = .*|backend = "auto"|' -e 's|^output = .*|output = "auto.h5"|' \
   -e 's|^ranks = .*|ranks = [2]|' -e 's|^max_bytes = .*|max_bytes = 64|' coll.toml >auto.toml
