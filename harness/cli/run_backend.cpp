@@ -37,10 +37,23 @@ struct LocalChoice {
   std::string error;
 };
 
+// Where this rank's buffers live: on its device only for the collective benchmark (the training
+// workloads run on the host until the runner places them by [devices] kind), when it has one and
+// devices.kind is not "host".
+job::DeviceKind local_device_kind(const job::JobSpec& job, int devices) {
+  const bool on_device = job.workload.kind == "collectives" &&
+                         job.devices.kind != job::DeviceKindRequest::host && devices > 0;
+  return on_device ? job::DeviceKind::cuda : job::DeviceKind::host;
+}
+
 LocalChoice local_choice(const job::JobSpec& job, int devices) {
-  const bool on_device = job.workload.kind == "collectives";
+  if (job.workload.kind != "collectives" && job.comm.backend == job::CommBackend::nccl)
+    return {"", "comm.backend = \"nccl\" needs workload.kind = \"" + job.workload.kind +
+                    "\" on CUDA devices, but this version trains it on the host (its CUDA path "
+                    "is not in the runner yet); use \"mpi\" or \"auto\""};
   try {
-    return {core::choose_backend(job.comm.backend, on_device, kNcclBuilt, devices), ""};
+    return {core::choose_backend(job.comm.backend, local_device_kind(job, devices), kNcclBuilt),
+            ""};
   } catch (const core::BackendUnavailable& e) {
     return {"", e.what()};
   }

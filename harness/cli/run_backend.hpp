@@ -28,11 +28,13 @@ struct RunBackend {
 };
 
 /// Collective over `world`: chooses the backend for job.comm.backend (core::choose_backend;
-/// only the collective benchmark runs on device memory today) and, for NCCL, binds each rank
-/// to device local_rank % visible devices (mpi::device_for_rank) by creating its one
-/// device::CudaContext for the launch, which every configuration's NcclCommunicator shares. "auto"
-/// picks NCCL only when every rank can use it. Throws core::BackendUnavailable on every rank, with
-/// the message of the lowest failing rank, when the requested backend cannot run.
+/// only the collective benchmark runs on device memory today, on a rank with a CUDA device
+/// unless devices.kind = "host") and, for NCCL, binds each rank to device local_rank % visible
+/// devices (mpi::device_for_rank) by creating its one device::CudaContext for the launch, which
+/// every configuration's NcclCommunicator shares. "nccl" for a training kind is refused: this
+/// version trains them on the host. "auto" picks NCCL only when every rank can use it. Throws
+/// core::BackendUnavailable on every rank, with the message of the lowest failing rank, when the
+/// requested backend cannot run.
 RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world);
 
 }  // namespace scaletune::cli

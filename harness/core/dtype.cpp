@@ -37,10 +37,22 @@ std::string_view dtype_key(DType type) {
   return names_of(type).key;
 }
 
-std::optional<DType> dtype_from_key(std::string_view key) {
-  for (const auto& t : kTypes)
-    if (t.key == key) return t.type;
-  return std::nullopt;
+DType dtype_of(job::DataType type) {
+  switch (type) {
+    case job::DataType::fp32:
+      return DType::fp32;
+    case job::DataType::fp64:
+      return DType::fp64;
+    case job::DataType::fp16:
+      return DType::fp16;
+    case job::DataType::bf16:
+      return DType::bf16;
+    case job::DataType::int32:
+      return DType::int32;
+    case job::DataType::int64:
+      return DType::int64;
+  }
+  return DType::fp32;  // not reached: every enumerator is handled above
 }
 
 }  // namespace scaletune::core

@@ -2,8 +2,9 @@
 // Element types of communication buffers and their names.
 
 #include <cstddef>
-#include <optional>
 #include <string_view>
+
+#include "harness/job/option_values.hpp"
 
 namespace scaletune::core {
 
@@ -24,10 +25,11 @@ std::size_t dtype_bytes(DType type);
 /// "int32", "int64". /collectives stores this name.
 std::string_view dtype_name(DType type);
 
-/// Name as job files spell it: "fp32", "fp64", "fp16", "bf16", "int32", "int64".
+/// Name as job files spell it: "fp32", "fp64", "fp16", "bf16", "int32", "int64"
+/// (job::data_type_text of the same type).
 std::string_view dtype_key(DType type);
 
-/// The type whose dtype_key() is `key`; nullopt for anything else.
-std::optional<DType> dtype_from_key(std::string_view key);
+/// The buffer element type of a job file's element type (the enumerators correspond one to one).
+DType dtype_of(job::DataType type);
 
 }  // namespace scaletune::core

@@ -1,8 +1,9 @@
 #pragma once
 // Reductions of reducing collectives (all-reduce, reduce-scatter) and their names.
 
-#include <optional>
 #include <string_view>
+
+#include "harness/job/option_values.hpp"
 
 namespace scaletune::core {
 
@@ -15,7 +16,7 @@ enum class ReduceOp {
 /// "sum" or "avg" (the nccl-tests "redop" column and the job-file spelling).
 std::string_view reduce_op_name(ReduceOp op);
 
-/// The reduction named `name` ("sum", "avg"); nullopt for anything else.
-std::optional<ReduceOp> reduce_op_from_name(std::string_view name);
+/// The reduction of a job file's [workload] redop.
+ReduceOp reduce_op_of(job::ReductionOp op);
 
 }  // namespace scaletune::core

@@ -6,7 +6,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
+
+#include "harness/job/option_values.hpp"
 
 namespace scaletune::job {
 
@@ -35,34 +38,16 @@ struct ResNet50Options {
 /// each configuration counts one "sample" as one pass over every op at every size, so its
 /// global_batch is 1 and its throughput is passes/s.
 struct CollectivesOptions {
-  /// Ops to time, each once, in the order given: "all_reduce", "reduce_scatter", "all_gather",
-  /// "all_gatherv", "alltoall", "alltoallv", "broadcast" (nccl-tests names; the v forms with
-  /// even counts). Default: all of them.
-  /// A non-empty list without repeats.
-  std::vector<std::string> ops;
-  std::int64_t min_bytes = 8;           ///< smallest size, bytes, [1, 2^40]
-  std::int64_t max_bytes = 64LL << 20;  ///< largest size, bytes, [min_bytes, 2^40]
-  double step_factor = 2.0;             ///< size multiplier, (1, 1024]
-  std::string dtype = "fp32";           ///< "fp32" | "fp64" | "fp16" | "bf16" | "int32" | "int64"
-  std::string redop = "sum";            ///< reduction of reducing ops: "sum" | "avg"
-  bool in_place = true;                 ///< also time the in-place form (nccl-tests prints both)
+  /// Ops to time, each once, in the order given (nccl-tests names; the v forms with even
+  /// counts). Default: all of them (kCollectiveOps). A non-empty list without repeats.
+  std::vector<CollectiveOp> ops{kCollectiveOps.begin(), kCollectiveOps.end()};
+  std::int64_t min_bytes = 8;            ///< smallest size, bytes, [1, 2^40]
+  std::int64_t max_bytes = 64LL << 20;   ///< largest size, bytes, [min_bytes, 2^40]
+  double step_factor = 2.0;              ///< size multiplier, (1, 1024]
+  DataType dtype = DataType::fp32;       ///< element type, any of kCollectiveDtypes
+  ReductionOp redop = ReductionOp::sum;  ///< reduction of the reducing ops
+  bool in_place = true;                  ///< also time the in-place form (nccl-tests prints both)
 };
-
-/// The `dtype` values a collectives job accepts: core::dtype_from_key reads the same spellings
-/// (a unit test keeps the two lists equal).
-inline constexpr std::array<std::string_view, 6> kCollectiveDtypes = {"fp32", "fp64",  "fp16",
-                                                                      "bf16", "int32", "int64"};
-
-/// The `redop` values a collectives job accepts (core::reduce_op_from_name reads them).
-inline constexpr std::array<std::string_view, 2> kCollectiveRedops = {"sum", "avg"};
-
-/// Every op a collectives workload can time, in nccl-tests spelling.
-inline const std::vector<std::string>& collective_op_names() {
-  static const std::vector<std::string> names{"all_reduce",  "reduce_scatter", "all_gather",
-                                              "all_gatherv", "alltoall",       "alltoallv",
-                                              "broadcast"};
-  return names;
-}
 
 /// One embedding table of a "dlrm" workload.
 struct EmbeddingTableSpec {
@@ -76,10 +61,10 @@ struct EmbeddingTableSpec {
 /// `TABLE = { split = "...", ranks = [...] }`).
 struct TablePlacement {
   std::string table;  ///< a table's name
-  /// "table_wise" (ranks: exactly one), "row_wise" (rows split evenly over `ranks`, in order),
-  /// "column_wise" (dim split evenly over `ranks`, in order) or "data_parallel" (ranks empty:
+  /// table_wise (ranks: exactly one), row_wise (rows split evenly over `ranks`, in order),
+  /// column_wise (dim split evenly over `ranks`, in order) or data_parallel (ranks empty:
   /// replicated on every rank)
-  std::string split;
+  ShardSplit split = ShardSplit::table_wise;
   std::vector<int> ranks;  ///< distinct, each in [0, 2^20)
 };
 
@@ -106,20 +91,12 @@ struct DlrmOptions {
   /// Output width of each top-MLP layer (ReLU after all but the last), each in [1, 65536]; the
   /// last is 1 (the logit).
   std::vector<int> top_mlp = {1024, 1024, 512, 256, 1};
-  std::string index_distribution = "uniform";  ///< "uniform" | "zipf:ALPHA" (ALPHA > 0)
-  std::string bag_size = "poisson";            ///< "poisson" | "fixed" (integer poolings)
-  std::string embedding_optimizer = "sgd";     ///< "sgd" | "rowwise_adagrad"
-  double learning_rate = 0.01;                 ///< of the dense SGD and the embeddings, (0, 1e3]
-  std::vector<ExplicitPlan> plans;             ///< [workload.plans.NAME], sorted by name
+  IndexDistribution index_distribution;       ///< default uniform
+  BagSizeLaw bag_size = BagSizeLaw::poisson;  ///< fixed: integer poolings
+  EmbeddingOptimizer embedding_optimizer = EmbeddingOptimizer::sgd;
+  double learning_rate = 0.01;      ///< of the dense SGD and the embeddings, (0, 1e3]
+  std::vector<ExplicitPlan> plans;  ///< [workload.plans.NAME], sorted by name
 };
-
-/// The built-in [sweep] sharding values of kind "dlrm" (an explicit plan's name is also
-/// accepted). "table_wise" places table i on rank i mod ranks; the greedy forms place tables
-/// in decreasing cost on the least-loaded rank, cost = bytes (rows x dim x 4) for size_greedy
-/// and rows x pooling x dim for lookup_greedy.
-inline constexpr std::array<std::string_view, 6> kShardingSchemes = {
-    "data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
-    "row_wise",      "column_wise"};
 
 /// [workload] keys of kind "transformer": a GPT-style decoder-only transformer proxy (pre-LN
 /// blocks of causal multi-head attention and a GELU MLP, token and position embeddings, LM head
@@ -137,22 +114,6 @@ struct TransformerOptions {
                                 ///< block (after the attention projection and the MLP), [0, 1)
   double learning_rate = 6e-4;  ///< Adam's step size, (0, 1000]
 };
-
-/// The [sweep] state_sharding values of kind "transformer": how the training state is held
-/// over the ranks. "replicated": every rank holds everything, gradients are all-reduced (DDP);
-/// "zero1": optimizer state sharded (ZeRO-1); "zero2": and gradients, reduce-scattered
-/// (ZeRO-2); "zero3": and parameters, all-gathered per layer (ZeRO-3 / FSDP) (Rajbhandari et
-/// al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models", 2020). The
-/// ":memory_proportional" forms shard by each rank's free memory instead of evenly; "auto"
-/// lets the planner pick the stage and the fractions.
-inline constexpr std::array<std::string_view, 8> kStateShardings = {"replicated",
-                                                                    "zero1",
-                                                                    "zero2",
-                                                                    "zero3",
-                                                                    "zero1:memory_proportional",
-                                                                    "zero2:memory_proportional",
-                                                                    "zero3:memory_proportional",
-                                                                    "auto"};
 
 /// The [sweep] batch_split words that leave the split to a profile of the ranks at run time
 /// (only kinds that profile their ranks take them: "transformer").
@@ -177,20 +138,27 @@ struct SweepSpec {
   std::vector<std::string> batch_split;
   std::vector<std::vector<double>> split_weights;  ///< parallel to batch_split; empty unless a
                                                    ///< list; finite, > 0, finite sum
-  /// "fp32"; kind "dlrm" also "fp16" and "bf16" (its embedding tables' storage)
-  std::vector<std::string> precision;
-  /// kind "dlrm" only (required there): kShardingSchemes values and explicit plan names
-  std::vector<std::string> sharding;
-  /// kind "transformer" only (default {"replicated"}; empty for other kinds): kStateShardings
+  /// kTrainingPrecisions values (default {fp32}); with devices.kind = "host" only those
+  /// precision_supported_on_host allows (dlrm: all three, its tables' storage; resnet50 and
+  /// transformer: fp32)
+  std::vector<DataType> precision;
+  /// kind "dlrm" only (required there): built-in schemes and explicit plans
+  std::vector<DlrmSharding> sharding;
+  /// kind "transformer" only (default {replicated}; empty for other kinds): kStateShardings
   /// values. replicated = DDP all-reduce; zero1 shards the optimizer state; zero2 also the
   /// gradients (reduce-scatter); zero3 also the parameters (all-gather per layer);
-  /// ":memory_proportional" = shard fractions by each rank's free memory instead of even;
-  /// "auto" = the planner picks the stage and the fractions.
-  std::vector<std::string> state_sharding;
+  /// memory_proportional = shard fractions by each rank's free memory instead of even;
+  /// automatic ("auto") = the planner picks the stage and the fractions.
+  std::vector<StateSharding> state_sharding;
 };
 
-/// [devices] table: what the job file says about the devices, overriding what is detected.
+/// [devices] table: where the workloads run and what the job file says about the devices,
+/// overriding what is detected.
 struct DevicesSpec {
+  /// Where every training workload runs (and the collective benchmark's buffers live). auto:
+  /// cuda when every rank of the launch has a CUDA device (decided at run time,
+  /// choose_device_kind in device_selection.hpp), else host.
+  DeviceKindRequest kind = DeviceKindRequest::auto_select;
   /// Memory per rank, GiB (2^30 bytes): empty (use the device's or the host share), one value
   /// for every rank, or one value per rank of the world (rank i takes memory_gib[i]; a launch
   /// with more ranks than values is an error at run time). Each in (0, 2^20].
@@ -207,11 +175,15 @@ struct RunSpec {
 
 /// [comm] table.
 struct CommSpec {
-  /// "mpi" | "nccl" | "auto"; "nccl" only for kinds whose buffers can live in device memory
-  /// ("collectives"; whether a device exists is checked at run time)
-  std::string backend = "auto";
+  /// mpi | nccl | auto. nccl is refused with devices.kind = "host" (parse time) and where a
+  /// rank has no CUDA device (run time); auto is NCCL when the launch runs on CUDA
+  /// (core::choose_backend).
+  CommBackend backend = CommBackend::auto_select;
   double bucket_mib = 25.0;  ///< gradient all-reduce bucket size, MiB (2^20 bytes),
                              ///< [1/1024, 2^20] (1 KiB to 1 TiB)
+  /// All-reduce each gradient bucket as soon as backward has filled it, while backward goes
+  /// on (as PyTorch DDP); false: all buckets after backward.
+  bool overlap = true;
 };
 
 /// [slurm] table: defaults of `scaletune plan JOB.toml --slurm DIR`; each option given on the
@@ -245,6 +217,10 @@ struct JobSpec {
 /// Config::batch_split of a kind that sweeps ranks only: there is no batch to split.
 inline constexpr const char* kNoBatchSplit = "none";
 
+/// Config::sharding: none (resnet50, collectives), a [sweep] sharding value (dlrm) or a [sweep]
+/// state_sharding value (transformer).
+using ConfigSharding = std::variant<std::monostate, DlrmSharding, StateSharding>;
+
 /// One point of a sweep: every swept key fixed. A configuration of a kind that sweeps ranks
 /// only ("collectives") has global_batch 1 (one sample: one pass over every op and size),
 /// batch_split kNoBatchSplit, per_rank_batch empty and precision its dtype. A configuration
@@ -260,10 +236,10 @@ struct Config {
   /// [ranks], samples of each rank, summing to global_batch; empty when batch_split is
   /// kNoBatchSplit or a kProfiledSplits word (decided at run time)
   std::vector<int> per_rank_batch;
-  std::string precision;  ///< "fp32"; for collectives its dtype ("fp32", "bf16", "int64", ...)
-  /// kind "dlrm": a [sweep] sharding value; kind "transformer": a [sweep] state_sharding value
-  /// (kStateShardings); "" for other kinds
-  std::string sharding;
+  /// a [sweep] precision value; for collectives its dtype (fp32, bf16, int64, ...)
+  DataType precision = DataType::fp32;
+  /// kind "dlrm": a DlrmSharding; kind "transformer": a StateSharding; else none
+  ConfigSharding sharding;
 };
 
 }  // namespace scaletune::job

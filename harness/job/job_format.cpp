@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <variant>
 
 #include "harness/job/batch_split.hpp"
 #include "harness/job/detail/text.hpp"
@@ -70,7 +71,8 @@ std::string devices_line(const JobSpec& job) {
 }
 
 bool any_sharding(const std::vector<Config>& configs) {
-  return std::ranges::any_of(configs, [](const Config& c) { return !c.sharding.empty(); });
+  return std::ranges::any_of(
+      configs, [](const Config& c) { return !std::holds_alternative<std::monostate>(c.sharding); });
 }
 
 }  // namespace
@@ -93,8 +95,8 @@ std::string format_plan(const JobSpec& job, const std::vector<Config>& configs, 
                std::to_string(config.ranks),
                std::to_string(config.global_batch),
                per_rank_batch_text(config.per_rank_batch),
-               config.precision};
-    if (sharded) row.push_back(config.sharding);
+               std::string(data_type_text(config.precision))};
+    if (sharded) row.push_back(config_sharding_text(config));
     row.push_back(runs_text(config, world_size));
     rows.push_back(std::move(row));
   }

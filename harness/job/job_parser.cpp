@@ -27,8 +27,7 @@ using detail::TableReader;
 constexpr std::array<std::string_view, 7> kTables = {"job",  "workload", "sweep", "run",
                                                      "comm", "devices",  "slurm"};
 constexpr std::array<std::string_view, 4> kRunKeys = {"warmup", "iterations", "timeout_s", "seed"};
-constexpr std::array<std::string_view, 2> kCommKeys = {"backend", "bucket_mib"};
-constexpr std::array<std::string_view, 3> kBackends = {"mpi", "nccl", "auto"};
+constexpr std::array<std::string_view, 3> kCommKeys = {"backend", "bucket_mib", "overlap"};
 constexpr std::int64_t kMaxIterations = 1'000'000;  // warmup and iterations each
 constexpr double kMaxTimeout_s = 1e7;               // about 116 days
 constexpr double kMinBucketMib = 1.0 / 1024;        // 1 KiB
@@ -64,18 +63,20 @@ RunSpec read_run(const TableReader& run) {
   return spec;
 }
 
-/// Reads [comm] of a job of workload `kind`: backend "nccl" only for a kind with device buffers.
-CommSpec read_comm(const TableReader& comm, const detail::WorkloadKind& kind) {
+/// Reads [comm] of a job whose [devices] kind is `devices`: backend "nccl" needs devices that
+/// may be CUDA ones, so not devices.kind = "host".
+CommSpec read_comm(const TableReader& comm, DeviceKindRequest devices) {
   comm.reject_unknown_keys(kCommKeys);
   CommSpec spec;
-  spec.backend = comm.choice("backend", kBackends).value_or(spec.backend);
-  if (spec.backend == "nccl" && !kind.device_buffers)
+  spec.backend = comm.choice("backend", kCommBackends, comm_backend_text).value_or(spec.backend);
+  if (spec.backend == CommBackend::nccl && devices == DeviceKindRequest::host)
     comm.fail(*comm.find("backend"), "backend",
-              "backend 'nccl' cannot serve workload.kind = \"" + std::string(kind.name) +
-                  "\": it runs on host memory in this version and NCCL needs device buffers; "
-                  "use \"mpi\" or \"auto\"");
+              "comm.backend = \"nccl\" moves device buffers, but devices.kind = \"host\" keeps "
+              "every rank on the host; use backend \"mpi\" or \"auto\", or devices.kind = "
+              "\"cuda\" or \"auto\"");
   spec.bucket_mib = comm.number_in("bucket_mib", kMinBucketMib, kMaxBucketMib, kBucketRange)
                         .value_or(spec.bucket_mib);
+  spec.overlap = comm.boolean("overlap").value_or(spec.overlap);
   return spec;
 }
 
@@ -98,12 +99,12 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.toml_text = text;
   spec.job = detail::read_job_info(top.table("job"));
   spec.workload = detail::read_workload(top.table("workload"));
-  const detail::WorkloadKind& kind = detail::workload_kind(spec.workload.kind);
-  spec.sweep = detail::read_sweep(top.table("sweep"), spec.workload);
+  const TableReader devices = top.table("devices");
+  const DeviceKindRequest device_kind = detail::read_device_kind(devices);
+  spec.sweep = detail::read_sweep(top.table("sweep"), spec.workload, device_kind);
   spec.run = read_run(top.table("run"));
-  spec.comm = read_comm(top.table("comm"), kind);
-  spec.devices =
-      detail::read_devices(top.table("devices"), *std::ranges::max_element(spec.sweep.ranks));
+  spec.comm = read_comm(top.table("comm"), device_kind);
+  spec.devices = detail::read_devices(devices, *std::ranges::max_element(spec.sweep.ranks));
   spec.slurm = detail::read_slurm(top.table("slurm"));
   return spec;
 }

@@ -21,7 +21,9 @@ JobSpec parse_job_file(const std::string& path);
 /// Tables [job], [workload], [sweep], [run], [comm], [devices]; unknown tables and keys, wrong
 /// types, out-of-range values, empty or repeated sweep values and batches that cannot be split are
 /// errors, and so are [sweep] keys the workload kind does not use (collectives sweeps ranks
-/// only) and backend "nccl" for a kind on host memory (resnet50). Absent optional keys take the
+/// only), backend "nccl" with devices.kind = "host", and a 16-bit [sweep] precision that the
+/// kind cannot train in on the host (precision_supported_on_host) with devices.kind = "host".
+/// Absent optional keys take the
 /// defaults of job.hpp; job.output defaults to "results/<name>.h5". Throws JobError with the line
 /// and column of the offending node (0 for a missing key) and the key.
 JobSpec parse_job_text(const std::string& text, const std::string& path);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
+#include <variant>
 
 #include "harness/job/batch_split.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
@@ -33,9 +34,18 @@ std::vector<Config> expand_sweep(const JobSpec& job) {
   return detail::workload_kind(job.workload.kind).expand(job);
 }
 
+std::string config_sharding_text(const Config& config) {
+  if (const auto* sharding = std::get_if<DlrmSharding>(&config.sharding))
+    return sharding_text(*sharding);
+  if (const auto* sharding = std::get_if<StateSharding>(&config.sharding))
+    return state_sharding_text(*sharding);
+  return "";
+}
+
 std::string config_id(const Config& config) {
   const std::string head = config.workload + "-r" + std::to_string(config.ranks);
-  if (config.batch_split == kNoBatchSplit) return head + "-" + config.precision;
+  const std::string precision(data_type_text(config.precision));
+  if (config.batch_split == kNoBatchSplit) return head + "-" + precision;
   // A weight list is written "0.5,0.25,0.25"; a named split ("even") starts with a letter.
   std::string split = config.batch_split;
   if (!split.empty() && !std::isalpha(static_cast<unsigned char>(split.front()))) {
@@ -43,9 +53,9 @@ std::string config_id(const Config& config) {
     split = "w" + split;
   }
   const std::string id =
-      head + "-b" + std::to_string(config.global_batch) + "-" + split + "-" + config.precision;
-  if (config.sharding.empty()) return id;
-  std::string sharding = config.sharding;
+      head + "-b" + std::to_string(config.global_batch) + "-" + split + "-" + precision;
+  std::string sharding = config_sharding_text(config);
+  if (sharding.empty()) return id;
   std::ranges::replace(sharding, ':', '-');
   return id + "-" + sharding;
 }

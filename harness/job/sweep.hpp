@@ -48,6 +48,10 @@ std::vector<Config> expand_sweep(const JobSpec& job);
 /// dtype.
 std::string config_id(const Config& config);
 
+/// The text of config.sharding as ids, plans and result attributes write it: sharding_text
+/// (dlrm), state_sharding_text (transformer), or "" for a kind without sharding.
+std::string config_sharding_text(const Config& config);
+
 /// The name Config::sharding goes by for workload kind `kind`, in plans and as a result
 /// attribute: "state_sharding" for kinds that sweep [sweep] state_sharding (transformer),
 /// "sharding" for the others. Throws std::out_of_range for an unknown kind.

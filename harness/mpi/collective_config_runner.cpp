@@ -11,6 +11,7 @@
 #include "harness/collectives/nccl_tests_table.hpp"
 #include "harness/core/memory_budget.hpp"
 #include "harness/job/collective_sizes.hpp"
+#include "harness/job/device_selection.hpp"
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
@@ -35,12 +36,12 @@ struct OpPlan {
 };
 
 std::vector<OpPlan> plan_ops(const job::CollectivesOptions& o, int ranks) {
-  const core::DType type = core::dtype_from_key(o.dtype).value();  // the parser checked both
-  const core::ReduceOp redop = core::reduce_op_from_name(o.redop).value();
+  const core::DType type = core::dtype_of(o.dtype);
+  const core::ReduceOp redop = core::reduce_op_of(o.redop);
   const std::vector<std::int64_t> sizes = job::collective_sizes(o);
   std::vector<OpPlan> plans;
-  for (const std::string& name : o.ops) {
-    OpPlan plan{collectives::collective_op_from_name(name).value(), {}};
+  for (const collectives::CollectiveOp op : o.ops) {
+    OpPlan plan{op, {}};
     for (const std::int64_t size : sizes) {
       BenchCase c = collectives::make_case(plan.op, size, type, redop, ranks);
       // A size that rounds to the previous one's whole elements would time the same call again.
@@ -149,6 +150,7 @@ struct Bench {
   std::vector<double> phase_s;  // per op, this rank's timed loops, s
   std::vector<results::CollectiveResult> rows;
   std::int64_t buffer_bytes = 0;
+  job::DeviceKind device_kind = job::DeviceKind::host;  // where the buffers live
 };
 
 bool all_ok(Bench& b) {
@@ -205,6 +207,7 @@ void run_benchmark(Bench& b, const job::Config& config,
     comm = make_communicator(b.comm);
     backend = comm->backend();
     b.preamble.backend = backend;
+    if (comm->memory_space() == core::MemorySpace::device) b.device_kind = job::DeviceKind::cuda;
     plans = plan_ops(b.job.workload.collectives, config.ranks);
     const std::vector<BenchCase> cases = all_cases(plans);
     if (comm->memory_space() == core::MemorySpace::host)
@@ -230,7 +233,9 @@ void gather(const Bench& b, double wall_s, results::ConfigResult& r) {
                                  phases, MPI_DOUBLE, 0, b.comm));
   SCALETUNE_MPI_CHECK(MPI_Gather(&b.buffer_bytes, 1, MPI_INT64_T, r.rank_memory_peak.data(), 1,
                                  MPI_INT64_T, 0, b.comm));
-  r.phase_names = b.job.workload.collectives.ops;
+  r.phase_names.clear();
+  for (const collectives::CollectiveOp op : b.job.workload.collectives.ops)
+    r.phase_names.emplace_back(collectives::collective_op_name(op));
   if (b.rank == 0) fill_step_statistics(r);
 }
 
@@ -239,10 +244,11 @@ void describe_options(const job::CollectivesOptions& o, results::ConfigResult& r
   r.number_attrs["max_bytes"] = static_cast<double>(o.max_bytes);
   r.number_attrs["step_factor"] = o.step_factor;
   r.number_attrs["in_place"] = o.in_place ? 1.0 : 0.0;
-  r.text_attrs["dtype"] = o.dtype;
-  r.text_attrs["redop"] = o.redop;
+  r.text_attrs["dtype"] = job::data_type_text(o.dtype);
+  r.text_attrs["redop"] = job::reduction_op_text(o.redop);
   std::string ops;
-  for (const std::string& op : o.ops) ops += (ops.empty() ? "" : ",") + op;
+  for (const collectives::CollectiveOp op : o.ops)
+    ops += (ops.empty() ? "" : ",") + std::string(collectives::collective_op_name(op));
   r.text_attrs["ops"] = ops;
 }
 
@@ -290,7 +296,7 @@ CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config
   b.table = b.rank == 0 ? table : nullptr;
   b.preamble = preamble(job, rank_lines);
   b.source = "scaletune:" + config.id;
-  std::string backend = job.comm.backend;
+  std::string backend(job::comm_backend_text(job.comm.backend));
   run_benchmark(b, config, make_communicator, backend);
   const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
 
@@ -300,6 +306,7 @@ CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config
   run.config.status = agreed.status;
   run.config.error = agreed.error;
   run.config.text_attrs["comm_backend"] = backend;
+  run.config.device_kind = job::device_kind_text(b.device_kind);
   describe_options(job.workload.collectives, run.config);
   if (agreed.status != Status::ok) return run;
   gather(b, wall_s, run.config);

@@ -5,12 +5,14 @@
 #include <chrono>
 #include <memory>
 #include <numeric>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "harness/job/device_selection.hpp"
 #include "harness/job/sweep.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -119,6 +121,17 @@ void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
   r.harness_overhead_fraction = (measured_s - in_iterations) / measured_s;
 }
 
+// The training workloads run on the host in this version: a precision the kind cannot train in
+// there (devices.kind "auto" lets the parser pass it) fails the configuration instead of running
+// in another precision under its name.
+void require_host_precision(const job::Config& config) {
+  if (config.precision == job::DataType::fp32 ||
+      job::precision_supported_on_host(config.workload, config.precision))
+    return;
+  throw std::invalid_argument(job::unsupported_on_host_message(config.workload, config.precision) +
+                              "; this launch runs on the host");
+}
+
 }  // namespace
 
 void fill_step_statistics(results::ConfigResult& r) {
@@ -135,8 +148,9 @@ results::ConfigResult describe(const job::Config& config) {
   r.global_batch = config.global_batch;
   r.per_rank_batch = config.per_rank_batch;
   r.batch_split = config.batch_split;
-  r.precision = config.precision;
-  if (!config.sharding.empty()) r.text_attrs[job::sharding_key(config.workload)] = config.sharding;
+  r.precision = job::data_type_text(config.precision);
+  if (const std::string sharding = job::config_sharding_text(config); !sharding.empty())
+    r.text_attrs[job::sharding_key(config.workload)] = sharding;
   return r;
 }
 
@@ -150,6 +164,7 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   Outcome out;
   std::unique_ptr<core::Workload> workload;
   guarded(out, [&] {
+    require_host_precision(config);
     if (const auto& describe = core::config_describer(config.workload))
       for (const auto& [key, value] : describe(job.workload, config))
         result.text_attrs[key] = value;

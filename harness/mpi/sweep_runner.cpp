@@ -268,6 +268,8 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   results::SystemInfo system = gather_system_info(world, options.blas, options.device);
   system.cuda_runtime = options.cuda_runtime;
   system.nccl_version = options.nccl_version;
+  // Ranks bound to a device (today: the collective benchmark on NCCL) ran on CUDA.
+  system.device_kind = options.device ? "cuda" : results::kHostDeviceKind;
   const std::vector<std::string> hosts = host_names(world);
   const SweepContext ctx{job, options, hosts, system, provenance.created_utc, progress};
 

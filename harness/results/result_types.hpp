@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace scaletune::results {
@@ -20,6 +21,14 @@ enum class Status { ok, oom, timeout, error, skipped };
 const char* to_string(Status s);
 /// Inverse of to_string; throws std::invalid_argument naming the text for anything else.
 Status status_from_string(const std::string& text);
+
+/// Where a launch or a configuration ran (/system and /configs/<id> attribute device_kind):
+/// "host" (CPU cores) or "cuda" (CUDA devices); files written before it was recorded read as
+/// "host".
+inline constexpr const char* kHostDeviceKind = "host";
+
+/// True for the device kinds a result file names: "host", "cuda".
+bool is_device_kind_name(std::string_view name);
 
 /// Root attributes: where a file came from.
 struct Provenance {
@@ -47,14 +56,15 @@ struct SystemInfo {
   std::string mpi_library;
   std::string kokkos_version;
   std::string kokkos_backend;
-  std::string cuda_runtime;     ///< empty when no CUDA runtime was used
-  std::string nccl_version;     ///< empty when NCCL was not used
-  std::string blas;             ///< BLAS library (and OpenBLAS core) the host GEMMs used
-  std::string launcher;         ///< "mpirun", "srun" or "singleton"; "" in older files
-  std::string slurm_job_id;     ///< Slurm job id ("4242"); empty outside a Slurm job
-  std::string slurm_nodelist;   ///< Slurm hostlist of the job's nodes ("node[01-04]") or ""
-  std::string slurm_step_id;    ///< srun's step id ("0"); empty unless launcher is srun
-  std::vector<RankInfo> ranks;  ///< [world_size]
+  std::string cuda_runtime;    ///< empty when no CUDA runtime was used
+  std::string nccl_version;    ///< empty when NCCL was not used
+  std::string blas;            ///< BLAS library (and OpenBLAS core) the host GEMMs used
+  std::string launcher;        ///< "mpirun", "srun" or "singleton"; "" in older files
+  std::string slurm_job_id;    ///< Slurm job id ("4242"); empty outside a Slurm job
+  std::string slurm_nodelist;  ///< Slurm hostlist of the job's nodes ("node[01-04]") or ""
+  std::string slurm_step_id;   ///< srun's step id ("0"); empty unless launcher is srun
+  std::string device_kind = kHostDeviceKind;  ///< where the launch ran: "host" or "cuda"
+  std::vector<RankInfo> ranks;                ///< [world_size]
 };
 
 /// The launch that ran one configuration: stored as the /configs/<id>/launch group
@@ -99,6 +109,7 @@ struct ConfigResult {
   std::vector<int> per_rank_batch;  ///< [ranks], samples; empty for the collective benchmark
   std::string batch_split;
   std::string precision;
+  std::string device_kind = kHostDeviceKind;  ///< where it ran: "host" or "cuda"
   Status status = Status::ok;
   std::string error;            ///< empty when ok
   double params = 0;            ///< trainable parameters of the model

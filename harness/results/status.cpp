@@ -20,6 +20,10 @@ const char* to_string(Status s) {
   return "error";
 }
 
+bool is_device_kind_name(std::string_view name) {
+  return name == kHostDeviceKind || name == "cuda";
+}
+
 Status status_from_string(const std::string& text) {
   for (Status s : {Status::ok, Status::oom, Status::timeout, Status::error, Status::skipped})
     if (text == to_string(s)) return s;

@@ -2,6 +2,7 @@
 
 #include <numeric>
 #include <stdexcept>
+#include <variant>
 
 #include "harness/core/gradient_allreduce.hpp"
 #include "harness/core/memory_budget.hpp"
@@ -38,7 +39,7 @@ void check_context(const core::RankContext& ctx, const std::vector<int>& per_ran
         std::to_string(ctx.comm->size()) + " ranks, or disagrees with the rank's per_rank_batch");
 }
 
-RankLayout layout_for(const job::DlrmOptions& options, const std::string& sharding,
+RankLayout layout_for(const job::DlrmOptions& options, const job::DlrmSharding& sharding,
                       const std::vector<int>& per_rank_batch, const core::RankContext& ctx) {
   check_context(ctx, per_rank_batch);
   const ShardingPlan plan = make_sharding_plan(sharding, options, ctx.comm->size());
@@ -62,7 +63,8 @@ std::span<float> as_span(const Vector& v) {
 Dlrm::Dlrm(const job::DlrmOptions& options, const job::Config& config, const core::RankContext& ctx)
     : m_options(options),
       m_ctx(ctx),
-      m_layout(layout_for(options, config.sharding, config.per_rank_batch, ctx)),
+      m_layout(layout_for(options, std::get<job::DlrmSharding>(config.sharding),
+                          config.per_rank_batch, ctx)),
       m_precision(table_precision(config.precision)),
       m_estimate(estimate_dlrm_memory(options, m_layout, m_precision)),
       m_ledger(ctx.memory_budget_bytes) {
@@ -199,8 +201,9 @@ std::vector<std::pair<std::string, double>> Dlrm::attributes() const {
 }
 
 std::vector<std::pair<std::string, std::string>> Dlrm::text_attributes() const {
-  return {{"index_distribution", m_options.index_distribution},
-          {"embedding_optimizer", m_options.embedding_optimizer}};
+  return {{"index_distribution", job::index_distribution_text(m_options.index_distribution)},
+          {"embedding_optimizer",
+           std::string(job::embedding_optimizer_text(m_options.embedding_optimizer))}};
 }
 
 std::vector<core::TableRankStats> Dlrm::table_stats() const {
@@ -228,7 +231,8 @@ const bool registered = core::register_workload(
       return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
     },
     [](const job::WorkloadSpec& spec, const job::Config& config) {
-      const ShardingPlan plan = make_sharding_plan(config.sharding, spec.dlrm, config.ranks);
+      const ShardingPlan plan =
+          make_sharding_plan(std::get<job::DlrmSharding>(config.sharding), spec.dlrm, config.ranks);
       return std::vector<std::pair<std::string, std::string>>{
           {"plan", describe_plan(plan, spec.dlrm)}};
     });

@@ -34,13 +34,15 @@ namespace scaletune::kernels {
 /// optimizer does per shard).
 class Dlrm final : public core::Workload {
  public:
-  /// Makes the plan config.sharding over config.ranks = ctx.comm->size() ranks with the batch
-  /// split config.per_rank_batch, tables stored in config.precision ("fp32", "fp16", "bf16";
+  /// Makes the plan config.sharding (a job::DlrmSharding) over config.ranks = ctx.comm->size()
+  /// ranks with the batch split config.per_rank_batch, tables stored in config.precision (fp32,
+  /// fp16, bf16;
   /// the dense model is fp32), estimates this rank's memory (estimate_dlrm_memory) and, when it
   /// exceeds ctx.memory_budget_bytes (> 0), throws core::MemoryBudgetExceeded naming the rank, the
   /// plan, the need with its parts and the budget, before allocating the model. Otherwise
   /// allocates and initialises everything. Throws std::invalid_argument on bad options or a
-  /// context that does not match per_rank_batch, std::bad_alloc when memory runs out.
+  /// context that does not match per_rank_batch, std::bad_variant_access when config.sharding
+  /// is no DlrmSharding, std::bad_alloc when memory runs out.
   Dlrm(const job::DlrmOptions& options, const job::Config& config, const core::RankContext& ctx);
   ~Dlrm() override;
   Dlrm(const Dlrm&) = delete;

@@ -28,8 +28,8 @@ LookupBatch table_lookups(const job::DlrmOptions& options, std::size_t table,
   LookupBatchSpec lookup;
   lookup.batch = global_batch;
   lookup.pooling = spec.pooling;
-  lookup.bag_law = options.bag_size == "fixed" ? BagSizeLaw::fixed : BagSizeLaw::poisson;
-  lookup.distribution = parse_index_distribution(options.index_distribution);
+  lookup.bag_law = options.bag_size;
+  lookup.distribution = options.index_distribution;
   lookup.rows = spec.rows;
   lookup.seed = table_lookup_seed(seed, table);
   return generate_lookup_batch(lookup);

@@ -19,7 +19,7 @@ std::uint64_t table_lookup_seed(std::uint64_t seed, std::size_t table);
 
 /// Lookups of table `table` for the whole global batch (`global_batch` bags): options' pooling,
 /// bag_size law and index_distribution, seeded with table_lookup_seed(seed, table). Throws
-/// std::invalid_argument for bad options (generate_lookup_batch, parse_index_distribution).
+/// std::invalid_argument for bad options (generate_lookup_batch).
 LookupBatch table_lookups(const job::DlrmOptions& options, std::size_t table,
                           std::int64_t global_batch, std::uint64_t seed);
 

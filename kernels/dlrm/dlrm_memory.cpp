@@ -20,7 +20,8 @@ void add_shard(const job::DlrmOptions& options, const RankLayout& layout, const 
   const std::int64_t cols = local.shard.cols();
   const std::int64_t bags = local.replica ? layout.local_batch() : layout.global_batch();
   m.tables += ShardTable::bytes(precision, rows, cols);
-  if (options.embedding_optimizer == "rowwise_adagrad") m.optimizer_state += rows * kFloat;
+  if (options.embedding_optimizer == job::EmbeddingOptimizer::rowwise_adagrad)
+    m.optimizer_state += rows * kFloat;
   m.embedding_buffers += bags * cols * kFloat;
   if (local.replica) m.embedding_buffers += rows * cols * kFloat + rows * kIndex;
   m.inputs += (bags + 1 + local.stats.lookups) * kIndex;

@@ -17,12 +17,22 @@ View make_view(HugePageBuffer& memory, std::size_t rows, std::size_t cols, const
 
 }  // namespace
 
-TablePrecision table_precision(const std::string& name) {
-  if (name == "fp32") return TablePrecision::fp32;
-  if (name == "fp16") return TablePrecision::fp16;
-  if (name == "bf16") return TablePrecision::bf16;
-  throw std::invalid_argument("embedding table precision '" + name +
-                              "'; expected fp32, fp16 or bf16");
+TablePrecision table_precision(job::DataType precision) {
+  switch (precision) {
+    case job::DataType::fp32:
+      return TablePrecision::fp32;
+    case job::DataType::fp16:
+      return TablePrecision::fp16;
+    case job::DataType::bf16:
+      return TablePrecision::bf16;
+    case job::DataType::fp64:
+    case job::DataType::int32:
+    case job::DataType::int64:
+      break;
+  }
+  throw std::invalid_argument("embedding table precision " +
+                              std::string(job::data_type_text(precision)) +
+                              "; expected fp32, fp16 or bf16");
 }
 
 int value_bytes(TablePrecision precision) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "harness/job/option_values.hpp"
 #include "kernels/detail/buffer_ledger.hpp"
 #include "kernels/host/embedding_bag.hpp"
 #include "kernels/host/half_table.hpp"
@@ -18,8 +19,9 @@ namespace scaletune::kernels {
 /// Storage precision of embedding tables: the [sweep] precision of a DLRM configuration.
 enum class TablePrecision { fp32, fp16, bf16 };
 
-/// "fp32" / "fp16" / "bf16" -> TablePrecision; throws std::invalid_argument for anything else.
-TablePrecision table_precision(const std::string& name);
+/// The storage of a configuration's [sweep] precision (fp32, fp16, bf16); throws
+/// std::invalid_argument for another element type.
+TablePrecision table_precision(job::DataType precision);
 
 /// Bytes of one stored value: 4 for fp32, 2 for fp16 and bf16.
 int value_bytes(TablePrecision precision);

@@ -42,7 +42,7 @@ ShardedEmbeddings::ShardedEmbeddings(const job::DlrmOptions& options, const Rank
                                      TablePrecision precision, std::uint64_t seed,
                                      detail::BufferLedger& ledger)
     : m_options(options), m_layout(layout) {
-  const bool adagrad = options.embedding_optimizer == "rowwise_adagrad";
+  const bool adagrad = options.embedding_optimizer == job::EmbeddingOptimizer::rowwise_adagrad;
   for (const LocalShard& local : layout.shards) {
     const auto rows = static_cast<std::size_t>(local.shard.rows());
     const auto cols = static_cast<std::size_t>(local.shard.cols());
@@ -194,7 +194,7 @@ void ShardedEmbeddings::all_reduce_replicas(core::Communicator& comm, double buc
 
 void ShardedEmbeddings::apply_optimizer(ShardState& state, const SparseRowGrad& grad) {
   const auto lr = static_cast<float>(m_options.learning_rate);
-  if (m_options.embedding_optimizer == "rowwise_adagrad")
+  if (m_options.embedding_optimizer == job::EmbeddingOptimizer::rowwise_adagrad)
     state.table.rowwise_adagrad_step(state.adagrad_state, grad, {.lr = lr, .eps = 1e-8f});
   else
     state.table.sgd_step(grad, lr);

@@ -28,7 +28,7 @@ class ShardedEmbeddings {
   /// table [rows, cols] in `precision` (ShardTable; initialised by embedding_initial_value), its
   /// pooled/gradient buffer ([global batch, cols] for a model-parallel shard, [local batch, dim]
   /// for a replica), its
-  /// rowwise-Adagrad state [rows] when options.embedding_optimizer is "rowwise_adagrad", and
+  /// rowwise-Adagrad state [rows] when options.embedding_optimizer is rowwise_adagrad, and
   /// for a replica a dense gradient [rows, dim] and its row ids [rows]; the two exchange
   /// buffers [sum of send_counts] and [sum of recv_counts] floats. `layout` must outlive this.
   /// Throws std::bad_alloc (core::MemoryBudgetExceeded past the budget).

@@ -106,30 +106,31 @@ std::vector<TableSharding> each_table(const std::vector<job::EmbeddingTableSpec>
   return placed;
 }
 
-/// The built-in scheme `name` (one of job::kShardingSchemes); false when `name` is none.
-bool built_in(const std::string& name, const std::vector<job::EmbeddingTableSpec>& tables,
-              int ranks, std::vector<TableSharding>& placed) {
+/// The placement of built-in scheme `scheme` (not explicit_plan).
+std::vector<TableSharding> built_in(job::ShardingScheme scheme,
+                                    const std::vector<job::EmbeddingTableSpec>& tables, int ranks) {
   const auto everyone = all_ranks(ranks);
-  if (name == "data_parallel") {
-    placed =
-        each_table(tables, [&](std::size_t, const auto& t) { return data_parallel(ranks, t); });
-  } else if (name == "row_wise") {
-    placed = each_table(tables, [&](std::size_t, const auto& t) { return row_wise(everyone, t); });
-  } else if (name == "column_wise") {
-    placed =
-        each_table(tables, [&](std::size_t, const auto& t) { return column_wise(everyone, t); });
-  } else if (name == "table_wise") {
-    placed = each_table(tables, [&](std::size_t i, const auto& t) {
-      return table_wise(static_cast<int>(i % static_cast<std::size_t>(ranks)), t);
-    });
-  } else if (name == "table_wise:size_greedy") {
-    placed = greedy(tables, ranks, size_cost);
-  } else if (name == "table_wise:lookup_greedy") {
-    placed = greedy(tables, ranks, lookup_cost);
-  } else {
-    return false;
+  switch (scheme) {
+    case job::ShardingScheme::data_parallel:
+      return each_table(tables,
+                        [&](std::size_t, const auto& t) { return data_parallel(ranks, t); });
+    case job::ShardingScheme::row_wise:
+      return each_table(tables, [&](std::size_t, const auto& t) { return row_wise(everyone, t); });
+    case job::ShardingScheme::column_wise:
+      return each_table(tables,
+                        [&](std::size_t, const auto& t) { return column_wise(everyone, t); });
+    case job::ShardingScheme::table_wise:
+      return each_table(tables, [&](std::size_t i, const auto& t) {
+        return table_wise(static_cast<int>(i % static_cast<std::size_t>(ranks)), t);
+      });
+    case job::ShardingScheme::table_wise_size_greedy:
+      return greedy(tables, ranks, size_cost);
+    case job::ShardingScheme::table_wise_lookup_greedy:
+      return greedy(tables, ranks, lookup_cost);
+    case job::ShardingScheme::explicit_plan:
+      break;
   }
-  return true;
+  throw std::invalid_argument("sharding: an explicit plan is not a built-in scheme");
 }
 
 std::string plan_error(const job::ExplicitPlan& plan, const std::string& table,
@@ -149,13 +150,14 @@ void check_ranks(const job::ExplicitPlan& plan, const job::TablePlacement& place
     }
   }
   const std::size_t count = placement.ranks.size();
-  const bool wrong_count = placement.split == "table_wise"
+  const bool wrong_count = placement.split == ShardSplit::table_wise
                                ? count != 1
-                               : placement.split != "data_parallel" && count == 0;
+                               : placement.split != ShardSplit::data_parallel && count == 0;
   if (wrong_count) {
     throw std::invalid_argument(
         plan_error(plan, placement.table,
-                   "split '" + placement.split + "' got " + std::to_string(count) +
+                   "split '" + std::string(job::shard_split_text(placement.split)) + "' got " +
+                       std::to_string(count) +
                        " ranks (expected exactly one for table_wise, at least one for row_wise and "
                        "column_wise)"));
   }
@@ -164,14 +166,17 @@ void check_ranks(const job::ExplicitPlan& plan, const job::TablePlacement& place
 TableSharding place_explicit(const job::ExplicitPlan& plan, const job::TablePlacement& placement,
                              const job::EmbeddingTableSpec& table, int ranks) {
   check_ranks(plan, placement, ranks);
-  if (placement.split == "table_wise") return table_wise(placement.ranks.front(), table);
-  if (placement.split == "row_wise") return row_wise(placement.ranks, table);
-  if (placement.split == "column_wise") return column_wise(placement.ranks, table);
-  if (placement.split == "data_parallel") return data_parallel(ranks, table);
-  throw std::invalid_argument(
-      plan_error(plan, placement.table,
-                 "unknown split '" + placement.split +
-                     "' (expected table_wise, row_wise, column_wise or data_parallel)"));
+  switch (placement.split) {
+    case ShardSplit::table_wise:
+      return table_wise(placement.ranks.front(), table);
+    case ShardSplit::row_wise:
+      return row_wise(placement.ranks, table);
+    case ShardSplit::column_wise:
+      return column_wise(placement.ranks, table);
+    case ShardSplit::data_parallel:
+      break;
+  }
+  return data_parallel(ranks, table);
 }
 
 const job::TablePlacement& placement_of(const job::ExplicitPlan& plan, const std::string& table) {
@@ -208,12 +213,12 @@ std::vector<TableSharding> explicit_plan(const job::ExplicitPlan& plan,
   });
 }
 
-std::string unknown_sharding(const std::string& sharding, const job::DlrmOptions& options) {
+std::string unknown_plan(const std::string& name, const job::DlrmOptions& options) {
   std::string expected;
-  for (const auto scheme : job::kShardingSchemes) expected += std::string(scheme) + ", ";
-  for (const auto& plan : options.plans) expected += "'" + plan.name + "' (explicit), ";
-  expected.resize(expected.size() - 2);
-  return "unknown sharding '" + sharding + "' (expected one of " + expected + ")";
+  for (const auto& plan : options.plans)
+    expected += (expected.empty() ? "'" : ", '") + plan.name + "'";
+  return "unknown sharding plan '" + name +
+         "' (the workload's plans: " + (expected.empty() ? "none" : expected) + ")";
 }
 
 std::string describe_shard(ShardSplit split, const Shard& shard) {
@@ -233,7 +238,7 @@ std::string describe_shard(ShardSplit split, const Shard& shard) {
 }
 
 std::string describe_table(const std::string& name, const TableSharding& table) {
-  std::string text = name + ":" + to_string(table.split) + "[";
+  std::string text = name + ":" + std::string(job::shard_split_text(table.split)) + "[";
   if (table.split == ShardSplit::data_parallel) return text + "all]";
   for (std::size_t s = 0; s < table.shards.size(); ++s) {
     text += (s == 0 ? "" : ",") + describe_shard(table.split, table.shards[s]);
@@ -243,32 +248,21 @@ std::string describe_table(const std::string& name, const TableSharding& table) 
 
 }  // namespace
 
-const char* to_string(ShardSplit split) {
-  switch (split) {
-    case ShardSplit::table_wise:
-      return "table_wise";
-    case ShardSplit::row_wise:
-      return "row_wise";
-    case ShardSplit::column_wise:
-      return "column_wise";
-    case ShardSplit::data_parallel:
-      return "data_parallel";
-  }
-  return "unknown";
-}
-
-ShardingPlan make_sharding_plan(const std::string& sharding, const job::DlrmOptions& options,
+ShardingPlan make_sharding_plan(const job::DlrmSharding& sharding, const job::DlrmOptions& options,
                                 int ranks) {
+  ShardingPlan plan{job::sharding_text(sharding), ranks, {}};
   if (ranks < 1) {
-    throw std::invalid_argument("sharding '" + sharding + "': ranks = " + std::to_string(ranks) +
+    throw std::invalid_argument("sharding '" + plan.name + "': ranks = " + std::to_string(ranks) +
                                 " (expected at least 1)");
   }
-  ShardingPlan plan{sharding, ranks, {}};
-  if (built_in(sharding, options.tables, ranks, plan.tables)) return plan;
+  if (sharding.scheme != job::ShardingScheme::explicit_plan) {
+    plan.tables = built_in(sharding.scheme, options.tables, ranks);
+    return plan;
+  }
   const auto found = std::find_if(options.plans.begin(), options.plans.end(),
-                                  [&](const auto& p) { return p.name == sharding; });
+                                  [&](const auto& p) { return p.name == sharding.plan; });
   if (found == options.plans.end()) {
-    throw std::invalid_argument(unknown_sharding(sharding, options));
+    throw std::invalid_argument(unknown_plan(sharding.plan, options));
   }
   plan.tables = explicit_plan(*found, options.tables, ranks);
   return plan;

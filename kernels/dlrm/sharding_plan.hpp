@@ -11,11 +11,8 @@
 
 namespace scaletune::kernels {
 
-/// How one table is split.
-enum class ShardSplit { table_wise, row_wise, column_wise, data_parallel };
-
-/// "table_wise", "row_wise", "column_wise", "data_parallel".
-const char* to_string(ShardSplit split);
+/// How one table is split (the job's split names; job::shard_split_text spells them).
+using job::ShardSplit;
 
 /// One rank's piece of a table: rows [row_begin, row_end) and columns [col_begin, col_end).
 struct Shard {
@@ -41,26 +38,25 @@ struct TableSharding {
 
 /// A plan for every table of a workload on a number of ranks.
 struct ShardingPlan {
-  std::string name;                   ///< the [sweep] sharding value it was made from
+  std::string name;                   ///< the [sweep] sharding value it was made from (its text)
   int ranks = 1;                      ///< ranks of the configuration
   std::vector<TableSharding> tables;  ///< [tables], in the workload's table order
 };
 
-/// Makes the plan `sharding` (one of job::kShardingSchemes or the name of one of options.plans)
-/// for options.tables on `ranks` ranks. Built-in schemes: "data_parallel" replicates every
-/// table; "row_wise" / "column_wise" split every table over all ranks 0..ranks-1;
-/// "table_wise" puts table i on rank i mod ranks; "table_wise:size_greedy" and
-/// "table_wise:lookup_greedy" take the tables in decreasing cost (ties: lower table index
-/// first) and put each on the rank with the least total cost so far (ties: lower rank), cost =
-/// rows x dim x 4 bytes resp. rows x pooling x dim (as the issue defines the heuristics; costs
-/// and loads in double precision). A built-in name wins over an explicit plan of the same name.
-/// Explicit plans place each table as its TablePlacement says (data_parallel: on all `ranks`).
-/// Row blocks are exact in 64-bit integers for rows up to 2^40 and up to 2^20 ranks.
-/// Throws std::invalid_argument for ranks < 1, an unknown sharding, or an explicit plan that
-/// names a rank outside [0, ranks), a table the options do not have, misses one of their
-/// tables, has an unknown split or a rank count that does not suit its split (the message
-/// names the plan, the table and the rank).
-ShardingPlan make_sharding_plan(const std::string& sharding, const job::DlrmOptions& options,
+/// Makes the plan `sharding` (a built-in scheme, or the explicit plan of options.plans it
+/// names) for options.tables on `ranks` ranks. Built-in schemes: data_parallel replicates every
+/// table; row_wise / column_wise split every table over all ranks 0..ranks-1; table_wise puts
+/// table i on rank i mod ranks; table_wise:size_greedy and table_wise:lookup_greedy take the
+/// tables in decreasing cost (ties: lower table index first) and put each on the rank with the
+/// least total cost so far (ties: lower rank), cost = rows x dim x 4 bytes resp. rows x pooling
+/// x dim (as the issue defines the heuristics; costs and loads in double precision). Explicit
+/// plans place each table as its TablePlacement says (data_parallel: on all `ranks`). Row
+/// blocks are exact in 64-bit integers for rows up to 2^40 and up to 2^20 ranks.
+/// Throws std::invalid_argument for ranks < 1, an explicit plan options.plans does not have, or
+/// one that names a rank outside [0, ranks), a table the options do not have, misses one of
+/// their tables or has a rank count that does not suit its split (the message names the plan,
+/// the table and the rank).
+ShardingPlan make_sharding_plan(const job::DlrmSharding& sharding, const job::DlrmOptions& options,
                                 int ranks);
 
 /// The plan as text for the result attribute `plan`: one "NAME:SPLIT[SHARDS]" per table,

@@ -1,16 +1,12 @@
 #include "kernels/host/lookup_inputs.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 
 namespace scaletune::kernels {
 namespace {
-
-constexpr std::string_view k_forms = "expected \"uniform\" or \"zipf:ALPHA\" with ALPHA > 0";
 
 /// Uniform double in (0, 1] from the top 53 bits of one draw.
 double uniform_open_closed(InputRng& rng) {
@@ -91,23 +87,6 @@ void check_spec(const LookupBatchSpec& spec) {
 }
 
 }  // namespace
-
-IndexDistribution parse_index_distribution(std::string_view text) {
-  if (text == "uniform") return {IndexLaw::uniform, 0.0};
-  constexpr std::string_view prefix = "zipf:";
-  const std::string quoted = "index distribution \"" + std::string(text) + "\": ";
-  if (!text.starts_with(prefix)) throw std::invalid_argument(quoted + std::string(k_forms));
-  const std::string_view number = text.substr(prefix.size());
-  double alpha = 0.0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), alpha);
-  if (number.empty() || error != std::errc() || end != number.data() + number.size()) {
-    throw std::invalid_argument(quoted + "ALPHA is not a decimal number; " + std::string(k_forms));
-  }
-  if (!std::isfinite(alpha) || alpha <= 0.0) {
-    throw std::invalid_argument(quoted + "ALPHA must be finite and > 0; " + std::string(k_forms));
-  }
-  return {IndexLaw::zipf, alpha};
-}
 
 IndexSampler::IndexSampler(const IndexDistribution& distribution, std::int64_t rows)
     : m_distribution(distribution), m_rows(rows) {

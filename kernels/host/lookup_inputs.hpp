@@ -4,8 +4,9 @@
 
 #include <cstdint>
 #include <random>
-#include <string_view>
 #include <vector>
+
+#include "harness/job/option_values.hpp"
 
 namespace scaletune::kernels {
 
@@ -13,18 +14,10 @@ namespace scaletune::kernels {
 /// standard (algorithm and single-value seeding), so a seed gives the same bits everywhere.
 using InputRng = std::mt19937_64;
 
-/// Law of the row indices of one table.
-enum class IndexLaw { uniform, zipf };
-
-/// Parsed index distribution: `uniform`, or `zipf` with exponent zipf_alpha (finite, > 0).
-struct IndexDistribution {
-  IndexLaw law = IndexLaw::uniform;
-  double zipf_alpha = 0.0;  ///< exponent s of P(rank k) ~ k^-s; used only for IndexLaw::zipf
-};
-
-/// Parses "uniform" or "zipf:ALPHA" (ALPHA a decimal number, finite and > 0, e.g. "zipf:1.05").
-/// Throws std::invalid_argument quoting the text and naming the accepted forms otherwise.
-IndexDistribution parse_index_distribution(std::string_view text);
+/// Law of the row indices of one table, and the index distribution: `uniform`, or `zipf` with
+/// exponent zipf_alpha (the job's [workload] index_distribution, parsed by the job parser).
+using job::IndexDistribution;
+using job::IndexLaw;
 
 /// Draws row indices in [0, rows) from an IndexDistribution.
 /// uniform: every row with probability 1/rows (unbiased rejection on 64-bit draws).
@@ -57,11 +50,8 @@ class IndexSampler {
   double m_s = 0.0;                ///< squeeze bound 2 - H^-1(H(2.5) - h(2))
 };
 
-/// Law of the number of lookups per bag (sample).
-enum class BagSizeLaw {
-  poisson,  ///< 1 + Poisson(pooling - 1): at least one lookup, mean exactly `pooling`
-  fixed,    ///< every bag has exactly `pooling` lookups (pooling must be an integer)
-};
+/// Law of the number of lookups per bag (sample): the job's [workload] bag_size.
+using job::BagSizeLaw;
 
 /// What to generate for one table and one batch.
 struct LookupBatchSpec {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <variant>
 
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/workload_registry.hpp"
@@ -101,7 +102,7 @@ TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& co
   request.global_batch = config.global_batch;
   request.per_rank_batch = config.per_rank_batch;
   request.auto_split = config.batch_split == "auto";
-  request.sharding = parse_state_sharding(config.sharding);
+  request.sharding = std::get<job::StateSharding>(config.sharding);
   request.capacity_bytes = gathered_capacities(ctx);
   if (request.per_rank_batch.empty()) {
     const int largest = largest_profiled(shape, config.global_batch, request.capacity_bytes);
@@ -115,8 +116,9 @@ TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& co
 Transformer::Transformer(const job::TransformerOptions& options, const job::Config& config,
                          const core::RankContext& ctx)
     : m_options(options), m_shape(gpt_shape(options)) {
-  if (config.precision != "fp32")
-    throw std::invalid_argument("transformer: precision " + config.precision +
+  if (config.precision != job::DataType::fp32)
+    throw std::invalid_argument("transformer: precision " +
+                                std::string(job::data_type_text(config.precision)) +
                                 " is not supported (fp32 only)");
   GptModel::parameter_count(m_shape);  // checks the shape before any collective
   const TransformerPlanRequest request = plan_request(m_shape, config, ctx);

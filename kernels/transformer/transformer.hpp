@@ -30,7 +30,8 @@ class Transformer final : public core::Workload {
   /// limit). When a rank does not fit, every rank throws core::MemoryBudgetExceeded naming that
   /// rank, its need by kind and the shortfall, before allocating the model; otherwise allocates
   /// and initialises this rank's ZeroTrainer. Collective over ctx.comm (until the plan is made).
-  /// Throws std::invalid_argument on bad options or a precision other than fp32.
+  /// Throws std::invalid_argument on bad options or a precision other than fp32,
+  /// std::bad_variant_access when config.sharding is no job::StateSharding.
   Transformer(const job::TransformerOptions& options, const job::Config& config,
               const core::RankContext& ctx);
   ~Transformer() override;

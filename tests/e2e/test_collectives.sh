@@ -31,6 +31,10 @@ assert g.attrs["status"] == b"ok" or g.attrs["status"] == "ok", g.attrs["status"
 assert list(g["phase_names"].asstr()[()]) == ["all_reduce", "reduce_scatter", "all_gather",
     "all_gatherv", "alltoall", "alltoallv", "broadcast"]
 assert f["configs/collectives-r3-fp32"].attrs["status"] in (b"skipped", "skipped")
+# MPI buffers are host memory: the launch and its configurations ran on the host.
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+assert text(f["system"].attrs["device_kind"]) == "host", f["system"].attrs["device_kind"]
+assert text(g.attrs["device_kind"]) == "host", g.attrs["device_kind"]
 PY
 
 # The printed log reads back with the nccl-tests importer: the same out-of-place rows.
@@ -60,6 +64,25 @@ else
   expect_match "$out" 'use "mpi" or "auto"' "says what would work"
   [ ! -e nccl.h5 ] || fail "a result file was written for a run that could not start"
 fi
+
+# NCCL with devices.kind = "host": refused by the parser at the backend, naming both keys.
+sed -e 's|^backend = .*|backend = "nccl"|' -e 's|^output = .*|output = "host.h5"|' coll.toml >host.toml
+printf '[devices]\nkind = "host"\n' >>host.toml
+run_status "$SCALETUNE" plan host.toml
+[ "$status" = 2 ] || fail "nccl with host devices exited $status, expected 2: $out"
+expect_match "$out" 'host\.toml:[0-9]+:.*backend.*comm\.backend = "nccl".*devices\.kind = "host"' \
+  "names the file, the line and both keys"
+
+# A training kind with NCCL: accepted by the parser, refused at run time (trained on the host).
+tiny_job nccl_train "[1]" "[2]" 1
+printf '[comm]\nbackend = "nccl"\n' >>nccl_train.toml
+run_status "$SCALETUNE" plan nccl_train.toml
+[ "$status" = 0 ] || fail "plan of resnet50 with nccl exited $status: $out"
+run_status $MPIEXEC -n 1 "$SCALETUNE" run nccl_train.toml
+[ "$status" = 2 ] || fail "run of resnet50 with nccl exited $status, expected 2: $out"
+expect_match "$out" 'nccl_train\.toml: rank 0: comm\.backend = "nccl" needs workload\.kind = "resnet50"' \
+  "names the job file, the key and the kind"
+[ ! -e nccl_train.h5 ] || fail "a result file was written for a run that could not start"
 
 # auto picks MPI here (no device, or no NCCL build).
 sed -e 's|^backend = .*|backend = "auto"|' -e 's|^output = .*|output = "auto.h5"|' \

@@ -28,12 +28,23 @@ int world_size() {
   return n;
 }
 
-job::JobSpec collectives_job(const std::string& dtype, const std::string& redop) {
+using job::DataType;
+using job::ReductionOp;
+
+/// The nccl-tests names of every op, in job::kCollectiveOps order.
+std::vector<std::string> every_op_name() {
+  std::vector<std::string> names;
+  for (const job::CollectiveOp op : job::kCollectiveOps)
+    names.emplace_back(job::collective_op_text(op));
+  return names;
+}
+
+job::JobSpec collectives_job(DataType dtype, ReductionOp redop) {
   job::JobSpec spec;
   spec.job.name = "collectives-test";
   spec.workload.kind = "collectives";
   auto& o = spec.workload.collectives;
-  o.ops = job::collective_op_names();
+  o.ops.assign(job::kCollectiveOps.begin(), job::kCollectiveOps.end());
   o.min_bytes = 64;  // at least one element per rank for every op and dtype on <= 8 ranks
   o.max_bytes = 4096;
   o.step_factor = 8;
@@ -43,13 +54,14 @@ job::JobSpec collectives_job(const std::string& dtype, const std::string& redop)
   spec.run.warmup = 1;
   spec.run.iterations = 3;
   spec.run.timeout_s = 120;
-  spec.comm.backend = "mpi";
+  spec.comm.backend = job::CommBackend::mpi;
   return spec;
 }
 
 job::Config config_for(const job::JobSpec& spec) {
   job::Config c;
-  c.id = "collectives-r" + std::to_string(world_size()) + "-" + spec.workload.collectives.dtype;
+  c.id = "collectives-r" + std::to_string(world_size()) + "-" +
+         std::string(job::data_type_text(spec.workload.collectives.dtype));
   c.workload = "collectives";
   c.ranks = world_size();
   c.global_batch = 1;
@@ -65,7 +77,7 @@ double published_factor(const std::string& op, int n) {
   return static_cast<double>(n - 1) / n;
 }
 
-class EveryDtype : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class EveryDtype : public ::testing::TestWithParam<std::tuple<DataType, ReductionOp>> {};
 
 TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
   const auto [dtype, redop] = GetParam();
@@ -75,10 +87,15 @@ TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
   const CollectivesRun run = run_collectives_config(spec, config_for(spec), MPI_COMM_WORLD,
                                                     mpi_communicator_factory(), lines, &table);
   ASSERT_EQ(run.config.status, results::Status::ok) << run.config.error;
+  EXPECT_EQ(run.config.device_kind, "host");  // MPI buffers are host memory
+  EXPECT_EQ(run.config.text_attrs.at("dtype"), job::data_type_text(dtype));
+  EXPECT_EQ(run.config.text_attrs.at("redop"), job::reduction_op_text(redop));
+  EXPECT_EQ(run.config.text_attrs.at("ops"),
+            "all_reduce,reduce_scatter,all_gather,all_gatherv,alltoall,alltoallv,broadcast");
   if (world_rank() != 0) return;
   const std::size_t sizes = job::collective_sizes(spec.workload.collectives).size();
   // Out of place and in place for every op.
-  ASSERT_EQ(run.rows.size(), sizes * 2 * job::collective_op_names().size());
+  ASSERT_EQ(run.rows.size(), sizes * 2 * job::kCollectiveOps.size());
   for (const auto& r : run.rows) {
     SCOPED_TRACE(r.op + " " + std::to_string(r.bytes) + " B in_place " +
                  std::to_string(r.in_place));
@@ -92,13 +109,13 @@ TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
   }
   // The printed table reads back as nccl-tests output: one row per size and op.
   const auto parsed = autotune::parse_nccl_tests_log(table.str(), "stdout");
-  ASSERT_EQ(parsed.size(), sizes * job::collective_op_names().size());
+  ASSERT_EQ(parsed.size(), sizes * job::kCollectiveOps.size());
   EXPECT_EQ(parsed.front().op, "all_reduce");
   EXPECT_EQ(parsed.front().ranks, world_size());
   EXPECT_EQ(parsed.back().op, "broadcast");
   // One iteration: the whole benchmark; the ops' timed loops fit in it on every rank.
   ASSERT_EQ(run.config.step_time.size(), 1u);
-  ASSERT_EQ(run.config.phase_names, job::collective_op_names());
+  ASSERT_EQ(run.config.phase_names, every_op_name());
   for (int r = 0; r < world_size(); ++r) {
     double sum = 0;
     for (std::size_t p = 0; p < run.config.phase_names.size(); ++p)
@@ -110,16 +127,20 @@ TEST_P(EveryDtype, EveryOpIsRightAndMeasured) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Collectives, EveryDtype,
-                         ::testing::Values(std::tuple{"fp32", "sum"}, std::tuple{"fp64", "sum"},
-                                           std::tuple{"fp16", "sum"}, std::tuple{"bf16", "sum"},
-                                           std::tuple{"int32", "sum"}, std::tuple{"int64", "sum"},
-                                           std::tuple{"fp32", "avg"}, std::tuple{"bf16", "avg"},
-                                           std::tuple{"int32", "avg"}));
+                         ::testing::Values(std::tuple{DataType::fp32, ReductionOp::sum},
+                                           std::tuple{DataType::fp64, ReductionOp::sum},
+                                           std::tuple{DataType::fp16, ReductionOp::sum},
+                                           std::tuple{DataType::bf16, ReductionOp::sum},
+                                           std::tuple{DataType::int32, ReductionOp::sum},
+                                           std::tuple{DataType::int64, ReductionOp::sum},
+                                           std::tuple{DataType::fp32, ReductionOp::avg},
+                                           std::tuple{DataType::bf16, ReductionOp::avg},
+                                           std::tuple{DataType::int32, ReductionOp::avg}));
 
 // 8 to 16 B by 1.05: the sizes 8, 9, ..., 16 round to 8, 12 and 16 B of fp32: each is timed once.
 TEST(CollectivesSizes, SizesRoundingToTheSameBufferAreTimedOnce) {
-  job::JobSpec spec = collectives_job("fp32", "sum");
-  spec.workload.collectives.ops = {"all_reduce"};
+  job::JobSpec spec = collectives_job(DataType::fp32, ReductionOp::sum);
+  spec.workload.collectives.ops = {job::CollectiveOp::all_reduce};
   spec.workload.collectives.min_bytes = 8;
   spec.workload.collectives.max_bytes = 16;
   spec.workload.collectives.step_factor = 1.05;
@@ -135,7 +156,7 @@ TEST(CollectivesSizes, SizesRoundingToTheSameBufferAreTimedOnce) {
 }
 
 TEST(CollectivesFailure, FactoryErrorOnOneRankIsRecordedOnAll) {
-  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const job::JobSpec spec = collectives_job(DataType::fp32, ReductionOp::sum);
   const CommunicatorFactory failing = [](MPI_Comm comm) -> std::unique_ptr<core::Communicator> {
     int rank = 0;
     MPI_Comm_rank(comm, &rank);
@@ -171,7 +192,7 @@ class CorruptingCommunicator : public MpiCommunicator {
 };
 
 TEST(CollectivesFailure, WrongResultsFailTheConfigurationAndKeepTheRows) {
-  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const job::JobSpec spec = collectives_job(DataType::fp32, ReductionOp::sum);
   const CommunicatorFactory corrupting = [](MPI_Comm comm) {
     return std::make_unique<CorruptingCommunicator>(comm);
   };
@@ -190,7 +211,7 @@ TEST(CollectivesFailure, WrongResultsFailTheConfigurationAndKeepTheRows) {
 }
 
 TEST(CollectivesFailure, AllocationFailureIsOom) {
-  const job::JobSpec spec = collectives_job("fp32", "sum");
+  const job::JobSpec spec = collectives_job(DataType::fp32, ReductionOp::sum);
   const CommunicatorFactory full = [](MPI_Comm comm) {
     return std::make_unique<NoMemoryCommunicator>(comm);
   };

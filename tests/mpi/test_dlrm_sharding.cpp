@@ -21,7 +21,7 @@ namespace {
 constexpr int kGlobalBatch = 12;
 constexpr int kSteps = 2;
 
-job::DlrmOptions tiny_options(const std::string& optimizer) {
+job::DlrmOptions tiny_options(job::EmbeddingOptimizer optimizer) {
   job::DlrmOptions o;
   const std::vector<std::int64_t> rows = {50, 7, 200, 3, 1000};
   const std::vector<double> pooling = {3, 1, 5, 2, 8};
@@ -31,7 +31,7 @@ job::DlrmOptions tiny_options(const std::string& optimizer) {
   o.dense_features = 4;
   o.bottom_mlp = {16, 8};
   o.top_mlp = {16, 8, 1};
-  o.index_distribution = "zipf:1.1";  // repeated rows within and across bags
+  o.index_distribution = {job::IndexLaw::zipf, 1.1};  // repeated rows within and across bags
   o.embedding_optimizer = optimizer;
   o.learning_rate = 0.1;
   return o;
@@ -41,11 +41,12 @@ job::DlrmOptions tiny_options(const std::string& optimizer) {
 job::ExplicitPlan mixed_plan(int size) {
   const auto r = [size](int i) { return i % size; };
   return {.name = "mixed",
-          .tables = {{.table = "t0", .split = "row_wise", .ranks = {r(1), r(0)}},
-                     {.table = "t1", .split = "table_wise", .ranks = {r(1)}},
-                     {.table = "t2", .split = "column_wise", .ranks = {r(0), r(size - 1)}},
-                     {.table = "t3", .split = "data_parallel", .ranks = {}},
-                     {.table = "t4", .split = "table_wise", .ranks = {r(0)}}}};
+          .tables = {
+              {.table = "t0", .split = job::ShardSplit::row_wise, .ranks = {r(1), r(0)}},
+              {.table = "t1", .split = job::ShardSplit::table_wise, .ranks = {r(1)}},
+              {.table = "t2", .split = job::ShardSplit::column_wise, .ranks = {r(0), r(size - 1)}},
+              {.table = "t3", .split = job::ShardSplit::data_parallel, .ranks = {}},
+              {.table = "t4", .split = job::ShardSplit::table_wise, .ranks = {r(0)}}}};
 }
 
 std::vector<int> per_rank_batch(int size, bool uneven) {
@@ -61,8 +62,8 @@ struct Trained {
   double loss = 0;  ///< global loss of the latest step
 };
 
-Trained make(MPI_Comm comm, const job::DlrmOptions& options, const std::string& sharding,
-             const std::vector<int>& batch, const std::string& precision) {
+Trained make(MPI_Comm comm, const job::DlrmOptions& options, const job::DlrmSharding& sharding,
+             const std::vector<int>& batch, job::DataType precision) {
   Trained t;
   t.comm = std::make_unique<MpiCommunicator>(comm);
   core::RankContext ctx;
@@ -128,55 +129,58 @@ void expect_same_step(const Trained& sharded, const Trained& reference) {
   }
 }
 
-void check_plan(const std::string& sharding, const std::string& optimizer, bool uneven,
-                const std::string& precision = "fp32") {
+void check_plan(const job::DlrmSharding& sharding, job::EmbeddingOptimizer optimizer, bool uneven,
+                job::DataType precision = job::DataType::fp32) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   job::DlrmOptions options = tiny_options(optimizer);
   options.plans = {mixed_plan(size)};
-  Trained reference = make(MPI_COMM_SELF, options, "table_wise", {kGlobalBatch}, precision);
+  Trained reference = make(MPI_COMM_SELF, options, {job::ShardingScheme::table_wise, ""},
+                           {kGlobalBatch}, precision);
   Trained sharded =
       make(MPI_COMM_WORLD, options, sharding, per_rank_batch(size, uneven), precision);
   for (int s = 0; s < kSteps; ++s) {
-    SCOPED_TRACE(sharding + ", step " + std::to_string(s + 1));
+    SCOPED_TRACE(job::sharding_text(sharding) + ", step " + std::to_string(s + 1));
     step(reference);
     step(sharded);
     expect_same_step(sharded, reference);
   }
 }
 
-class EverySharding : public ::testing::TestWithParam<std::string> {};
+class EverySharding : public ::testing::TestWithParam<job::DlrmSharding> {};
 
 TEST_P(EverySharding, MatchesOneRankWithSgdOnAnEvenSplit) {
-  check_plan(GetParam(), "sgd", false);
+  check_plan(GetParam(), job::EmbeddingOptimizer::sgd, false);
 }
 
 TEST_P(EverySharding, MatchesOneRankWithSgdOnAnUnevenSplit) {
-  check_plan(GetParam(), "sgd", true);
+  check_plan(GetParam(), job::EmbeddingOptimizer::sgd, true);
 }
 
 TEST_P(EverySharding, MatchesOneRankWithRowwiseAdagrad) {
   // A column-wise shard keeps rowwise Adagrad state over its own columns (as FBGEMM does per
   // shard), which differs from the whole row's by design; every other plan must match.
-  if (GetParam() == "column_wise" || GetParam() == "mixed") GTEST_SKIP() << "per-shard state";
-  check_plan(GetParam(), "rowwise_adagrad", true);
+  const std::string name = job::sharding_text(GetParam());
+  if (name == "column_wise" || name == "mixed") GTEST_SKIP() << "per-shard state";
+  check_plan(GetParam(), job::EmbeddingOptimizer::rowwise_adagrad, true);
 }
 
 TEST_P(EverySharding, MatchesOneRankWithBf16Tables) {
   // The same stored values on both sides: each table value is rounded to bf16 once per update,
   // from the same fp32 result.
-  check_plan(GetParam(), "sgd", true, "bf16");
+  check_plan(GetParam(), job::EmbeddingOptimizer::sgd, true, job::DataType::bf16);
 }
 
-std::vector<std::string> shardings() {
-  std::vector<std::string> all(job::kShardingSchemes.begin(), job::kShardingSchemes.end());
-  all.push_back("mixed");
+std::vector<job::DlrmSharding> shardings() {
+  std::vector<job::DlrmSharding> all;
+  for (const job::ShardingScheme scheme : job::kShardingSchemes) all.push_back({scheme, ""});
+  all.push_back({job::ShardingScheme::explicit_plan, "mixed"});
   return all;
 }
 
 INSTANTIATE_TEST_SUITE_P(Dlrm, EverySharding, ::testing::ValuesIn(shardings()),
                          [](const auto& param_info) {
-                           std::string name = param_info.param;
+                           std::string name = job::sharding_text(param_info.param);
                            std::ranges::replace(name, ':', '_');
                            return name;
                          });

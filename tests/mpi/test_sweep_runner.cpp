@@ -136,7 +136,7 @@ job::Config config(const std::string& kind, int ranks) {
   c.per_rank_batch =
       job::weighted_split(12, std::vector<double>(static_cast<std::size_t>(ranks), 1.0));
   c.batch_split = "even";
-  c.precision = "fp32";
+  c.precision = job::DataType::fp32;
   c.id = kind + "-r" + std::to_string(ranks);
   return c;
 }
@@ -284,6 +284,32 @@ TEST(SweepRunner, AnUnusableDeviceIsRecordedAndStopsTheLaunch) {
   EXPECT_EQ(lost.status, Status::error);
   EXPECT_EQ(lost.error, "rank " + std::to_string(size - 1) + ": " + device_error);
   ASSERT_TRUE(lost.launch.has_value());
+}
+
+// The training workloads run on the host: a 16-bit precision ResNet-50 cannot train in there
+// fails its configuration, before any workload is made, instead of running in fp32.
+TEST(SweepRunner, APrecisionTheHostCannotTrainInFailsTheConfiguration) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  job::Config bf16 = config("resnet50", 1);
+  bf16.precision = job::DataType::bf16;
+  bf16.id = "resnet50-r1-bf16";
+  const Sweep s = run({bf16, config("probe", 1)}, 60, "host_precision");
+  EXPECT_EQ(s.summary.failed, 1);
+  EXPECT_EQ(s.summary.ok, 1);
+  if (rank != 0) return;
+  const auto file = results::read_results(s.path);
+  ASSERT_EQ(file.configs.size(), 2u);
+  const results::ConfigResult& failed = file.configs[1];  // sorted by id: probe-r1 first
+  ASSERT_EQ(failed.id, "resnet50-r1-bf16");
+  EXPECT_EQ(failed.status, Status::error);
+  EXPECT_EQ(failed.error,
+            "rank 0: precision \"bf16\" of workload.kind = \"resnet50\" needs CUDA devices "
+            "(16-bit activations and tensor-core GEMMs); on the host resnet50 trains in fp32 "
+            "only: use precision \"fp32\"; this launch runs on the host");
+  EXPECT_EQ(failed.precision, "bf16");
+  EXPECT_EQ(failed.device_kind, "host");
+  EXPECT_EQ(file.system->device_kind, "host");
 }
 
 TEST(SweepRunner, PerRankMemoryIsTheWorldRanksValue) {

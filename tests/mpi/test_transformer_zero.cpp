@@ -138,12 +138,12 @@ INSTANTIATE_TEST_SUITE_P(Stages, EveryStage,
 // --- The workload's own plans. ------------------------------------------------------------------
 
 struct Case {
-  std::string split;     ///< "even", "weights" (3:2:1 or 2:1), "proportional", "auto"
-  std::string sharding;  ///< a state_sharding value
+  std::string split;            ///< "even", "weights" (3:2:1 or 2:1), "proportional", "auto"
+  job::StateSharding sharding;  ///< a state_sharding value
 };
 
 void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.split << " / " << c.sharding;
+  *os << c.split << " / " << job::state_sharding_text(c.sharding);
 }
 
 std::vector<int> configured_batch(const std::string& split, int size) {
@@ -177,7 +177,7 @@ TEST_P(EverySplitAndSharding, MatchesOneRank) {
                            .global_batch = kGlobalBatch,
                            .batch_split = c.split,
                            .per_rank_batch = configured_batch(c.split, size),
-                           .precision = "fp32",
+                           .precision = job::DataType::fp32,
                            .sharding = c.sharding};
   kernels::Transformer model(tiny_options(), config, ctx);
   const kernels::TransformerPlan& plan = model.plan();
@@ -195,17 +195,15 @@ TEST_P(EverySplitAndSharding, MatchesOneRank) {
 std::vector<Case> every_case() {
   std::vector<Case> cases;
   for (const char* split : {"even", "weights", "proportional", "auto"})
-    for (const char* sharding :
-         {"replicated", "zero1", "zero2", "zero3", "zero1:memory_proportional",
-          "zero2:memory_proportional", "zero3:memory_proportional", "auto"})
+    for (const job::StateSharding& sharding : job::kStateShardings)
       cases.push_back({split, sharding});
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, EverySplitAndSharding, ::testing::ValuesIn(every_case()),
                          [](const auto& param_info) {
-                           std::string name =
-                               param_info.param.split + "_" + param_info.param.sharding;
+                           std::string name = param_info.param.split + "_" +
+                                              job::state_sharding_text(param_info.param.sharding);
                            std::replace(name.begin(), name.end(), ':', '_');
                            return name;
                          });

@@ -13,9 +13,12 @@
 
 #include "autotune/collective_log.hpp"
 #include "harness/collectives/bench_case.hpp"
+#include "harness/collectives/collective_op.hpp"
 #include "harness/collectives/element_values.hpp"
 #include "harness/collectives/nccl_tests_table.hpp"
 #include "harness/collectives/verification.hpp"
+#include "harness/core/dtype.hpp"
+#include "harness/core/reduce_op.hpp"
 #include "harness/job/job.hpp"
 #include "tests/support/text_lines.hpp"
 
@@ -43,8 +46,8 @@ TEST(OpLayout, MatchesNcclTestsSizingOnTheRealH100Log) {
     std::string type;
     if (!(words >> size >> count >> type) || type != "double") continue;
     for (const auto& r : rows) {
-      const auto op = collective_op_from_name(r.op);
-      if (!op || r.bytes != size) continue;
+      const auto op = std::ranges::find(job::kCollectiveOps, r.op, collective_op_name);
+      if (op == job::kCollectiveOps.end() || r.bytes != size) continue;
       const OpLayout l = op_layout(*op, size, 8, 8);
       EXPECT_EQ(l.bytes, size) << r.op;
       ++checked;
@@ -74,26 +77,31 @@ TEST(OpLayout, BufferSizesFollowTheOp) {
   EXPECT_THROW(op_layout(CollectiveOp::all_reduce, 8, 4, 0), std::invalid_argument);
 }
 
-// The job parser's lists and core's names are one set: every key a job accepts has a type and
-// every type has a key a job accepts.
+// The job's element types and reductions convert to core's one to one, under the same
+// spelling: every dtype a job accepts has a type and every type has a dtype a job accepts.
 TEST(JobSpellings, DtypesAndRedopsMatchCore) {
-  for (const std::string_view key : job::kCollectiveDtypes) {
-    const auto type = core::dtype_from_key(key);
-    ASSERT_TRUE(type.has_value()) << key;
-    EXPECT_EQ(core::dtype_key(*type), key);
+  std::vector<DType> converted;
+  for (const job::DataType type : job::kCollectiveDtypes) {
+    converted.push_back(core::dtype_of(type));
+    EXPECT_EQ(core::dtype_key(converted.back()), job::data_type_text(type));
   }
   for (const DType type :
        {DType::fp32, DType::fp64, DType::fp16, DType::bf16, DType::int32, DType::int64})
-    EXPECT_NE(std::find(job::kCollectiveDtypes.begin(), job::kCollectiveDtypes.end(),
-                        core::dtype_key(type)),
-              job::kCollectiveDtypes.end())
-        << core::dtype_key(type);
-  for (const std::string_view name : job::kCollectiveRedops) {
-    const auto op = core::reduce_op_from_name(name);
-    ASSERT_TRUE(op.has_value()) << name;
-    EXPECT_EQ(core::reduce_op_name(*op), name);
-  }
-  EXPECT_EQ(job::kCollectiveRedops.size(), 2u);  // sum and avg: every ReduceOp
+    EXPECT_NE(std::ranges::find(converted, type), converted.end()) << core::dtype_key(type);
+  for (const job::ReductionOp op : job::kReductionOps)
+    EXPECT_EQ(core::reduce_op_name(core::reduce_op_of(op)), job::reduction_op_text(op));
+  EXPECT_EQ(core::reduce_op_of(job::ReductionOp::sum), ReduceOp::sum);
+  EXPECT_EQ(core::reduce_op_of(job::ReductionOp::avg), ReduceOp::avg);
+}
+
+// Every op a job can name is one the benchmark times, under the nccl-tests name.
+TEST(JobSpellings, CollectiveOpsAreTheJobsOps) {
+  const std::vector<std::string_view> names = {"all_reduce",  "reduce_scatter", "all_gather",
+                                               "all_gatherv", "alltoall",       "alltoallv",
+                                               "broadcast"};
+  ASSERT_EQ(job::kCollectiveOps.size(), names.size());
+  for (std::size_t i = 0; i < names.size(); ++i)
+    EXPECT_EQ(collective_op_name(job::kCollectiveOps[i]), names[i]);
 }
 
 // Element conversions by the IEEE 754 binary16 and bfloat16 definitions.

@@ -66,12 +66,12 @@ job::DlrmOptions medium_options() {
     o.tables.push_back({.name = "t" + std::to_string(t), .rows = rows[t], .dim = 32, .pooling = 6});
   o.bottom_mlp = {64, 32};
   o.top_mlp = {64, 1};
-  o.embedding_optimizer = "rowwise_adagrad";
+  o.embedding_optimizer = job::EmbeddingOptimizer::rowwise_adagrad;
   return o;
 }
 
-job::Config config(const std::string& sharding, const std::vector<int>& batch,
-                   const std::string& precision = "fp32") {
+job::Config config(job::ShardingScheme scheme, const std::vector<int>& batch,
+                   job::DataType precision = job::DataType::fp32) {
   return {.id = "",
           .workload = "dlrm",
           .ranks = static_cast<int>(batch.size()),
@@ -79,7 +79,7 @@ job::Config config(const std::string& sharding, const std::vector<int>& batch,
           .batch_split = "",
           .per_rank_batch = batch,
           .precision = precision,
-          .sharding = sharding};
+          .sharding = job::DlrmSharding{scheme, ""}};
 }
 
 core::RankContext context(core::Communicator& comm, const std::vector<int>& batch) {
@@ -101,7 +101,7 @@ void expect_within_5_percent(std::int64_t measured, std::int64_t estimate,
                                 << measured << " B";
 }
 
-class EveryPlan : public ::testing::TestWithParam<std::string> {};
+class EveryPlan : public ::testing::TestWithParam<job::ShardingScheme> {};
 
 TEST_P(EveryPlan, EstimateMatchesTheHeapOfEachRankOfThree) {
   const std::vector<int> batch = {96, 64, 96};
@@ -112,16 +112,15 @@ TEST_P(EveryPlan, EstimateMatchesTheHeapOfEachRankOfThree) {
     const std::int64_t grown = heap_in_use() - before;
     // No step has run: no sparse gradients yet.
     const DlrmMemory& m = model.memory_estimate();
-    expect_within_5_percent(grown, m.resident() - m.sparse_gradients,
-                            GetParam() + " rank " + std::to_string(rank));
+    expect_within_5_percent(
+        grown, m.resident() - m.sparse_gradients,
+        std::string(job::sharding_scheme_text(GetParam())) + " rank " + std::to_string(rank));
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Dlrm, EveryPlan,
-                         ::testing::ValuesIn(std::vector<std::string>(job::kShardingSchemes.begin(),
-                                                                      job::kShardingSchemes.end())),
+INSTANTIATE_TEST_SUITE_P(Dlrm, EveryPlan, ::testing::ValuesIn(job::kShardingSchemes),
                          [](const auto& param_info) {
-                           std::string name(param_info.param);
+                           std::string name(job::sharding_scheme_text(param_info.param));
                            std::ranges::replace(name, ':', '_');
                            return name;
                          });
@@ -130,7 +129,8 @@ TEST(DlrmMemory, EstimateMatchesTheHeapAfterAStepIncludingSparseGradients) {
   SoloCommunicator comm;
   const std::vector<int> batch = {256};
   const std::int64_t before = heap_in_use();
-  Dlrm model(medium_options(), config("table_wise", batch), context(comm, batch));
+  Dlrm model(medium_options(), config(job::ShardingScheme::table_wise, batch),
+             context(comm, batch));
   core::PhaseTimer timer(model.phase_names(), 1, [] { Kokkos::fence(); });
   model.step(timer);
   expect_within_5_percent(heap_in_use() - before, model.memory_estimate().resident(),
@@ -145,11 +145,14 @@ TEST(DlrmMemory, Bf16TablesTakeHalfTheTableBytesAndTheEstimateFollows) {
   testing_support::FakeCommunicator comm(1, 2);
   const std::vector<int> batch = {64, 64};
   const std::int64_t before = heap_in_use();
-  const Dlrm bf16(medium_options(), config("row_wise", batch, "bf16"), context(comm, batch));
+  const Dlrm bf16(medium_options(),
+                  config(job::ShardingScheme::row_wise, batch, job::DataType::bf16),
+                  context(comm, batch));
   expect_within_5_percent(
       heap_in_use() - before,
       bf16.memory_estimate().resident() - bf16.memory_estimate().sparse_gradients, "bf16 tables");
-  const Dlrm fp32(medium_options(), config("row_wise", batch), context(comm, batch));
+  const Dlrm fp32(medium_options(), config(job::ShardingScheme::row_wise, batch),
+                  context(comm, batch));
   // row_wise on rank 1 of 2: 60000 + 20000 + 45000 + 3 rows of 32 values.
   const std::int64_t values = (60000 + 20000 + 45000 + 3) * 32;
   EXPECT_NEAR(static_cast<double>(bf16.memory_estimate().tables), values * 2.0, 2 << 21);
@@ -162,14 +165,14 @@ TEST(DlrmMemory, APlanOverTheBudgetIsOomBeforeTheModelIsAllocated) {
   core::RankContext ctx = context(comm, batch);
   std::int64_t need = 0;
   {
-    const Dlrm probe(medium_options(), config("data_parallel", batch), ctx);
+    const Dlrm probe(medium_options(), config(job::ShardingScheme::data_parallel, batch), ctx);
     need = probe.memory_estimate().total();
   }
   // Half the need: the estimate refuses. (Had the model been allocated, the buffer ledger would
   // have refused with its own message, after allocating the buffers that fitted.)
   ctx.memory_budget_bytes = need / 2;
   try {
-    const Dlrm model(medium_options(), config("data_parallel", batch), ctx);
+    const Dlrm model(medium_options(), config(job::ShardingScheme::data_parallel, batch), ctx);
     FAIL() << "a plan needing " << need << " B ran in a budget of " << need / 2 << " B";
   } catch (const core::MemoryBudgetExceeded& e) {
     const std::string message = e.what();

@@ -25,6 +25,9 @@
 namespace {
 
 using scaletune::job::Config;
+using scaletune::job::config_sharding_text;
+using scaletune::job::data_type_text;
+namespace sj = scaletune::job;
 using scaletune::job::expand_sweep;
 using scaletune::job::JobError;
 using scaletune::job::JobSpec;
@@ -143,27 +146,30 @@ TEST(DlrmJob, ReadsEveryKey) {
   EXPECT_EQ(dlrm.dense_features, 4);
   EXPECT_EQ(dlrm.bottom_mlp, (std::vector<int>{8, 4}));
   EXPECT_EQ(dlrm.top_mlp, (std::vector<int>{8, 1}));
-  EXPECT_EQ(dlrm.index_distribution, "zipf:1.05");
-  EXPECT_EQ(dlrm.bag_size, "fixed");
-  EXPECT_EQ(dlrm.embedding_optimizer, "rowwise_adagrad");
+  EXPECT_EQ(dlrm.index_distribution, (sj::IndexDistribution{sj::IndexLaw::zipf, 1.05}));
+  EXPECT_EQ(dlrm.bag_size, sj::BagSizeLaw::fixed);
+  EXPECT_EQ(dlrm.embedding_optimizer, sj::EmbeddingOptimizer::rowwise_adagrad);
   EXPECT_DOUBLE_EQ(dlrm.learning_rate, 0.5);
   // Plans sorted by name; placements in table order; ranks in the order written.
   ASSERT_EQ(dlrm.plans.size(), 2u);
   EXPECT_EQ(dlrm.plans[0].name, "alldp");
   ASSERT_EQ(dlrm.plans[0].tables.size(), 2u);
   EXPECT_EQ(dlrm.plans[0].tables[0].table, "users");
-  EXPECT_EQ(dlrm.plans[0].tables[0].split, "data_parallel");
+  EXPECT_EQ(dlrm.plans[0].tables[0].split, sj::ShardSplit::data_parallel);
   EXPECT_TRUE(dlrm.plans[0].tables[0].ranks.empty());
   EXPECT_EQ(dlrm.plans[0].tables[1].table, "t1");
-  EXPECT_EQ(dlrm.plans[0].tables[1].split, "column_wise");
+  EXPECT_EQ(dlrm.plans[0].tables[1].split, sj::ShardSplit::column_wise);
   EXPECT_EQ(dlrm.plans[0].tables[1].ranks, std::vector<int>{0});
   EXPECT_EQ(dlrm.plans[1].name, "split2");
-  EXPECT_EQ(dlrm.plans[1].tables[0].split, "row_wise");
+  EXPECT_EQ(dlrm.plans[1].tables[0].split, sj::ShardSplit::row_wise);
   EXPECT_EQ(dlrm.plans[1].tables[0].ranks, (std::vector<int>{1, 0}));
-  EXPECT_EQ(dlrm.plans[1].tables[1].split, "table_wise");
+  EXPECT_EQ(dlrm.plans[1].tables[1].split, sj::ShardSplit::table_wise);
   EXPECT_EQ(dlrm.plans[1].tables[1].ranks, std::vector<int>{1});
-  EXPECT_EQ(job.sweep.sharding,
-            (std::vector<std::string>{"table_wise", "split2", "table_wise:size_greedy", "alldp"}));
+  using Scheme = sj::ShardingScheme;
+  EXPECT_EQ(job.sweep.sharding, (std::vector<sj::DlrmSharding>{{Scheme::table_wise, ""},
+                                                               {Scheme::explicit_plan, "split2"},
+                                                               {Scheme::table_wise_size_greedy, ""},
+                                                               {Scheme::explicit_plan, "alldp"}}));
   EXPECT_TRUE(job.devices.memory_gib.empty());
 }
 
@@ -189,12 +195,12 @@ sharding = ["data_parallel"]
   EXPECT_EQ(dlrm.dense_features, 13);
   EXPECT_EQ(dlrm.bottom_mlp, (std::vector<int>{512, 256, 128}));
   EXPECT_EQ(dlrm.top_mlp, (std::vector<int>{1024, 1024, 512, 256, 1}));
-  EXPECT_EQ(dlrm.index_distribution, "uniform");
-  EXPECT_EQ(dlrm.bag_size, "poisson");
-  EXPECT_EQ(dlrm.embedding_optimizer, "sgd");
+  EXPECT_EQ(dlrm.index_distribution, (sj::IndexDistribution{sj::IndexLaw::uniform, 0.0}));
+  EXPECT_EQ(dlrm.bag_size, sj::BagSizeLaw::poisson);
+  EXPECT_EQ(dlrm.embedding_optimizer, sj::EmbeddingOptimizer::sgd);
   EXPECT_DOUBLE_EQ(dlrm.learning_rate, 0.01);
   EXPECT_TRUE(dlrm.plans.empty());
-  EXPECT_EQ(job.comm.backend, "auto");
+  EXPECT_EQ(job.comm.backend, sj::CommBackend::auto_select);
 }
 
 TEST(DlrmJob, AcceptsTheEdgesOfEveryRange) {
@@ -207,11 +213,15 @@ TEST(DlrmJob, AcceptsTheEdgesOfEveryRange) {
   EXPECT_DOUBLE_EQ(job.workload.dlrm.tables[0].pooling, 65536.0);
   EXPECT_DOUBLE_EQ(job.workload.dlrm.learning_rate, 1000.0);
   EXPECT_EQ(job.workload.dlrm.dense_features, 65536);
-  for (const std::string distribution : {"uniform", "zipf:0.5", "zipf:2", "zipf:1e-3"}) {
-    const JobSpec parsed = parse_job_text(replaced("index_distribution = \"zipf:1.05\"",
-                                                   "index_distribution = \"" + distribution + "\""),
-                                          kFile);
-    EXPECT_EQ(parsed.workload.dlrm.index_distribution, distribution);
+  for (const auto& [written, canonical] :
+       std::vector<std::pair<std::string, std::string>>{{"uniform", "uniform"},
+                                                        {"zipf:0.5", "zipf:0.5"},
+                                                        {"zipf:2", "zipf:2"},
+                                                        {"zipf:1e-3", "zipf:0.001"}}) {
+    const JobSpec parsed = parse_job_text(
+        replaced("index_distribution = \"zipf:1.05\"", "index_distribution = \"" + written + "\""),
+        kFile);
+    EXPECT_EQ(sj::index_distribution_text(parsed.workload.dlrm.index_distribution), canonical);
   }
 }
 
@@ -535,7 +545,8 @@ TEST(DlrmSweep, ShardingIsInnermostAndPlansOnlyMeetRanksThatFit) {
     for (const int batch : {8, 16})
       for (const std::string& split : {std::string("even"), std::string("w3_1")}) {
         if (split == "w3_1" && ranks != 2) continue;
-        for (const std::string& sharding : job.sweep.sharding) {
+        for (const sj::DlrmSharding& value : job.sweep.sharding) {
+          const std::string sharding = sj::sharding_text(value);
           if (!fits(job, sharding, ranks)) continue;
           std::string tail = sharding;
           std::ranges::replace(tail, ':', '-');
@@ -549,13 +560,13 @@ TEST(DlrmSweep, ShardingIsInnermostAndPlansOnlyMeetRanksThatFit) {
   EXPECT_EQ(ids, expected);
   // ranks 1: split2 (needs 2) left out, the other three kept.
   ASSERT_GE(configs.size(), 3u);
-  EXPECT_EQ(configs[0].sharding, "table_wise");
-  EXPECT_EQ(configs[1].sharding, "table_wise:size_greedy");
-  EXPECT_EQ(configs[2].sharding, "alldp");
+  EXPECT_EQ(config_sharding_text(configs[0]), "table_wise");
+  EXPECT_EQ(config_sharding_text(configs[1]), "table_wise:size_greedy");
+  EXPECT_EQ(config_sharding_text(configs[2]), "alldp");
   EXPECT_EQ(configs[2].id, "dlrm-r1-b8-even-fp32-alldp");
   for (const Config& c : configs) {
     EXPECT_EQ(c.workload, "dlrm");
-    EXPECT_EQ(c.precision, "fp32");
+    EXPECT_EQ(c.precision, sj::DataType::fp32);
     EXPECT_EQ(std::accumulate(c.per_rank_batch.begin(), c.per_rank_batch.end(), 0), c.global_batch);
   }
   // 1 rank: 2 batches x 3 shardings; 2 ranks: 2 batches x 2 splits x 4; 4 ranks: 2 x 4.
@@ -569,8 +580,8 @@ TEST(DlrmSweep, ConfigIdReplacesColonsInTheSharding) {
                       .global_batch = 64,
                       .batch_split = "even",
                       .per_rank_batch = {32, 32},
-                      .precision = "fp32",
-                      .sharding = "table_wise:size_greedy"};
+                      .precision = sj::DataType::fp32,
+                      .sharding = sj::DlrmSharding{sj::ShardingScheme::table_wise_size_greedy, ""}};
   EXPECT_EQ(scaletune::job::config_id(config), "dlrm-r2-b64-even-fp32-table_wise-size_greedy");
 }
 
@@ -675,7 +686,8 @@ TEST(DlrmSweep, PrecisionSelectsTheTablesStorage) {
   const std::vector<Config> configs = expand_sweep(parse_job_text(text, kFile));
   std::vector<std::string> precisions;
   for (const Config& c : configs)
-    if (c.ranks == 1 && c.sharding == "table_wise") precisions.push_back(c.precision);
+    if (c.ranks == 1 && config_sharding_text(c) == "table_wise")
+      precisions.emplace_back(data_type_text(c.precision));
   EXPECT_EQ(precisions, (std::vector<std::string>{"fp32", "bf16", "fp16"}));
   EXPECT_TRUE(std::ranges::any_of(configs, [](const Config& c) {
     return c.id == "dlrm-r2-b8-even-bf16-table_wise-size_greedy";

@@ -18,6 +18,8 @@ namespace {
 
 using scaletune::job::Config;
 using scaletune::job::config_id;
+using scaletune::job::data_type_text;
+using scaletune::job::DataType;
 using scaletune::job::expand_sweep;
 using scaletune::job::JobSpec;
 using scaletune::job::parse_job_text;
@@ -43,7 +45,7 @@ TEST(ExpandSweep, EvenSweepIsTheProductWithRanksOutermost) {
       EXPECT_EQ(c.ranks, r);
       EXPECT_EQ(c.global_batch, b);
       EXPECT_EQ(c.batch_split, "even");
-      EXPECT_EQ(c.precision, "fp32");
+      EXPECT_EQ(c.precision, DataType::fp32);
       EXPECT_EQ(c.per_rank_batch, std::vector<int>(static_cast<std::size_t>(r), b / r));
       EXPECT_EQ(c.id, "resnet50-r" + std::to_string(r) + "-b" + std::to_string(b) + "-even-fp32");
     }
@@ -112,8 +114,8 @@ TEST(ConfigId, MatchesTheDocumentedExamples) {
               .global_batch = 256,
               .batch_split = "even",
               .per_rank_batch = {64, 64, 64, 64},
-              .precision = "fp32",
-              .sharding = ""};
+              .precision = DataType::fp32,
+              .sharding = {}};
   EXPECT_EQ(config_id(even), "resnet50-r4-b256-even-fp32");
   Config weighted{.id = "",
                   .workload = "resnet50",
@@ -121,8 +123,8 @@ TEST(ConfigId, MatchesTheDocumentedExamples) {
                   .global_batch = 96,
                   .batch_split = "0.5,0.25,0.25",
                   .per_rank_batch = {48, 24, 24},
-                  .precision = "fp32",
-                  .sharding = ""};
+                  .precision = DataType::fp32,
+                  .sharding = {}};
   EXPECT_EQ(config_id(weighted), "resnet50-r3-b96-w0.5_0.25_0.25-fp32");
 }
 
@@ -133,8 +135,8 @@ TEST(ConfigId, IsStableAndChangesWithEverySweptKey) {
                     .global_batch = 64,
                     .batch_split = "even",
                     .per_rank_batch = {32, 32},
-                    .precision = "fp32",
-                    .sharding = ""};
+                    .precision = DataType::fp32,
+                    .sharding = {}};
   EXPECT_EQ(config_id(base), config_id(Config(base)));
   Config other = base;
   other.ranks = 4;
@@ -146,13 +148,15 @@ TEST(ConfigId, IsStableAndChangesWithEverySweptKey) {
   other.batch_split = "1,1";
   EXPECT_NE(config_id(other), config_id(base));
   other = base;
-  other.precision = "bf16";
+  other.precision = DataType::bf16;
   EXPECT_NE(config_id(other), config_id(base));
   other = base;
   other.workload = "dlrm";
   EXPECT_NE(config_id(other), config_id(base));
   other = base;
-  other.sharding = "table_wise";
+  other.sharding = scaletune::job::DlrmSharding{scaletune::job::ShardingScheme::table_wise, ""};
+  EXPECT_NE(config_id(other), config_id(base));
+  other.sharding = scaletune::job::StateSharding{};  // replicated
   EXPECT_NE(config_id(other), config_id(base));
 }
 
@@ -217,7 +221,7 @@ TEST(ExpandSweep, CollectivesGiveOneConfigurationPerRanksValueInListedOrder) {
     EXPECT_EQ(c.global_batch, 1);  // one sample: one pass over every op and size
     EXPECT_EQ(c.batch_split, "none");
     EXPECT_TRUE(c.per_rank_batch.empty());
-    EXPECT_EQ(c.precision, "bf16");
+    EXPECT_EQ(c.precision, DataType::bf16);
     EXPECT_EQ(c.id, "collectives-r" + std::to_string(ranks[i]) + "-bf16");
   }
 }
@@ -228,7 +232,7 @@ TEST(ExpandSweep, CollectivesPrecisionIsTheDtype) {
     const std::vector<Config> configs =
         expand_sweep(collectives_job("dtype = \"" + dtype + "\"\n", "[8]"));
     ASSERT_EQ(configs.size(), 1u);
-    EXPECT_EQ(configs[0].precision, dtype);
+    EXPECT_EQ(data_type_text(configs[0].precision), dtype);
     EXPECT_EQ(configs[0].id, "collectives-r8-" + dtype);
   }
 }
@@ -240,21 +244,21 @@ TEST(ConfigId, CollectivesMatchTheDocumentedExample) {
                            .global_batch = 1,
                            .batch_split = "none",
                            .per_rank_batch = {},
-                           .precision = "fp32",
-                           .sharding = ""};
+                           .precision = DataType::fp32,
+                           .sharding = {}};
   EXPECT_EQ(config_id(collectives), "collectives-r8-fp32");
   Config other = collectives;
   other.ranks = 16;
   EXPECT_EQ(config_id(other), "collectives-r16-fp32");
   other = collectives;
-  other.precision = "int64";
+  other.precision = DataType::int64;
   EXPECT_EQ(config_id(other), "collectives-r8-int64");
 }
 
 TEST(ExpandSweep, ShippedCollectivesCpuJobIsSmall) {
   const JobSpec job = scaletune::job::parse_job_file(std::string(SCALETUNE_SOURCE_DIR) +
                                                      "/jobs/collectives-cpu.toml");
-  EXPECT_EQ(job.comm.backend, "mpi");
+  EXPECT_EQ(job.comm.backend, scaletune::job::CommBackend::mpi);
   EXPECT_EQ(job.workload.collectives.ops.size(), 7u);
   // 8 B to 64 KiB by 4: 8, 32, 128, 512, 2048, 8192, 32768.
   EXPECT_EQ(scaletune::job::collective_sizes(job.workload.collectives),
@@ -268,8 +272,8 @@ TEST(ExpandSweep, ShippedCollectivesCpuJobIsSmall) {
 TEST(ExpandSweep, ShippedCollectivesJobCoversTwoToSixtyFourGpus) {
   const JobSpec job =
       scaletune::job::parse_job_file(std::string(SCALETUNE_SOURCE_DIR) + "/jobs/collectives.toml");
-  EXPECT_EQ(job.comm.backend, "nccl");
-  EXPECT_EQ(job.workload.collectives.dtype, "fp32");
+  EXPECT_EQ(job.comm.backend, scaletune::job::CommBackend::nccl);
+  EXPECT_EQ(job.workload.collectives.dtype, DataType::fp32);
   // 1 B to 1 GiB by 2: 2^0 .. 2^30.
   const std::vector<std::int64_t> sizes =
       scaletune::job::collective_sizes(job.workload.collectives);

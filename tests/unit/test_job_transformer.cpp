@@ -20,10 +20,13 @@
 namespace {
 
 using scaletune::job::Config;
+using scaletune::job::config_sharding_text;
+using scaletune::job::DataType;
 using scaletune::job::expand_sweep;
 using scaletune::job::JobError;
 using scaletune::job::JobSpec;
 using scaletune::job::parse_job_text;
+using scaletune::job::state_sharding_text;
 using scaletune::job::TransformerOptions;
 using scaletune::testing_support::contains;
 using scaletune::testing_support::job_error_of;
@@ -123,8 +126,8 @@ TEST(TransformerJob, AbsentKeysTakeGpt2SmallDefaults) {
   EXPECT_DOUBLE_EQ(o.dropout, 0.1);
   EXPECT_DOUBLE_EQ(o.learning_rate, 6e-4);
   EXPECT_EQ(job.sweep.batch_split, std::vector<std::string>{"even"});
-  EXPECT_EQ(job.sweep.precision, std::vector<std::string>{"fp32"});
-  EXPECT_EQ(job.sweep.state_sharding, std::vector<std::string>{"replicated"});
+  EXPECT_EQ(job.sweep.precision, std::vector<DataType>{DataType::fp32});
+  EXPECT_EQ(job.sweep.state_sharding, std::vector<scaletune::job::StateSharding>{{}});
   EXPECT_TRUE(job.sweep.sharding.empty());
 }
 
@@ -232,11 +235,22 @@ TEST(TransformerJobErrors, HiddenMustBeAMultipleOfHeads) {
             256);
 }
 
-TEST(TransformerJobErrors, NcclBackendAndOtherPrecisionsAreRefused) {
-  expect_error(kJob + "[comm]\nbackend = \"nccl\"\n", "backend = \"nccl\"", "backend",
-               "backend 'nccl' cannot serve workload.kind = \"transformer\"");
-  expect_error(with_sweep("precision = [\"fp32\", \"bf16\"]"), "precision", "precision",
-               "precision 'bf16' is not available for workload kind transformer; use fp32");
+// NCCL and 16-bit precisions run on CUDA devices: accepted where the launch may have them
+// (devices.kind "auto", the default, or "cuda"), refused with devices.kind = "host".
+TEST(TransformerJob, NcclAndSixteenBitPrecisionsAreForCudaDevices) {
+  const std::string cuda_job =
+      with_sweep("precision = [\"fp32\", \"bf16\", \"fp16\"]") + "[comm]\nbackend = \"nccl\"\n";
+  for (const std::string devices : {"", "[devices]\nkind = \"cuda\"\n"}) {
+    const JobSpec job = parse_job_text(cuda_job + devices, kFile);
+    EXPECT_EQ(job.comm.backend, scaletune::job::CommBackend::nccl);
+    EXPECT_EQ(job.sweep.precision,
+              (std::vector<DataType>{DataType::fp32, DataType::bf16, DataType::fp16}));
+  }
+  const std::string host = "[devices]\nkind = \"host\"\n";
+  expect_error(with_sweep("precision = [\"fp32\", \"bf16\"]") + host, "precision", "precision",
+               "precision \"bf16\" of workload.kind = \"transformer\" needs CUDA devices");
+  expect_error(kJob + "[comm]\nbackend = \"nccl\"\n" + host, "backend = \"nccl\"", "backend",
+               "devices.kind = \"host\"");
 }
 
 // ---- [sweep] state_sharding ----------------------------------------------------------------
@@ -253,10 +267,14 @@ TEST(TransformerSweep, StateShardingTakesEveryDocumentedValueInOrder) {
   std::string list;
   for (const std::string& value : values) list += (list.empty() ? "\"" : ", \"") + value + "\"";
   const JobSpec job = parse_job_text(with_sweep("state_sharding = [" + list + "]"), kFile);
-  EXPECT_EQ(job.sweep.state_sharding, values);
+  std::vector<std::string> read;
+  for (const auto& sharding : job.sweep.state_sharding)
+    read.push_back(state_sharding_text(sharding));
+  EXPECT_EQ(read, values);
   // The same spellings as the public constant, each once.
-  std::vector<std::string> known(scaletune::job::kStateShardings.begin(),
-                                 scaletune::job::kStateShardings.end());
+  std::vector<std::string> known;
+  for (const auto& sharding : scaletune::job::kStateShardings)
+    known.push_back(state_sharding_text(sharding));
   std::vector<std::string> sorted_values = values;
   std::ranges::sort(known);
   std::ranges::sort(sorted_values);
@@ -392,25 +410,26 @@ state_sharding = ["zero2:memory_proportional", "replicated", "auto"]
     SCOPED_TRACE(configs[i].id);
     EXPECT_EQ(configs[i].per_rank_batch, expected_batches[i]);
     EXPECT_EQ(configs[i].workload, "transformer");
-    EXPECT_EQ(configs[i].precision, "fp32");
+    EXPECT_EQ(configs[i].precision, DataType::fp32);
   }
-  EXPECT_EQ(configs.front().sharding, "zero2:memory_proportional");
-  EXPECT_EQ(configs[1].sharding, "replicated");
-  EXPECT_EQ(configs[2].sharding, "auto");
+  EXPECT_EQ(config_sharding_text(configs.front()), "zero2:memory_proportional");
+  EXPECT_EQ(config_sharding_text(configs[1]), "replicated");
+  EXPECT_EQ(config_sharding_text(configs[2]), "auto");
   EXPECT_EQ(
       std::ranges::count(ids_of(configs), "transformer-r3-b24-even-fp32-zero2-memory_proportional"),
       1);
 }
 
 TEST(TransformerSweep, ConfigIdWritesTheStateShardingsColonAsADash) {
-  const Config config{.id = "",
-                      .workload = "transformer",
-                      .ranks = 3,
-                      .global_batch = 24,
-                      .batch_split = "even",
-                      .per_rank_batch = {8, 8, 8},
-                      .precision = "fp32",
-                      .sharding = "zero2:memory_proportional"};
+  const Config config{
+      .id = "",
+      .workload = "transformer",
+      .ranks = 3,
+      .global_batch = 24,
+      .batch_split = "even",
+      .per_rank_batch = {8, 8, 8},
+      .precision = DataType::fp32,
+      .sharding = scaletune::job::StateSharding{scaletune::job::ZeroStage::zero2, true, false}};
   EXPECT_EQ(scaletune::job::config_id(config),
             "transformer-r3-b24-even-fp32-zero2-memory_proportional");
 }

@@ -1,4 +1,4 @@
-// Synthetic DLRM lookup inputs: the index distribution parser, the Zipf and uniform samplers
+// Synthetic DLRM lookup inputs: the Zipf and uniform samplers
 // against their exact laws, the reuse histogram of a Zipf sample against its expected value,
 // and bag sizes around the pooling factor. Every check uses a fixed seed; tolerances are
 // 4-5 standard errors of the statistic, so a correct sampler passes with near certainty and a
@@ -67,34 +67,7 @@ std::vector<std::int64_t> draw(const sk::IndexDistribution& law, std::int64_t ro
   return out;
 }
 
-void expect_parse_error(const std::string& text) {
-  try {
-    sk::parse_index_distribution(text);
-    ADD_FAILURE() << "no error for \"" << text << "\"";
-  } catch (const std::invalid_argument& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find('"' + text + '"'), std::string::npos) << message;
-    EXPECT_NE(message.find("expected \"uniform\" or \"zipf:ALPHA\""), std::string::npos) << message;
-  }
-}
-
 }  // namespace
-
-TEST(IndexDistribution, ParsesUniformAndZipf) {
-  EXPECT_EQ(sk::parse_index_distribution("uniform").law, sk::IndexLaw::uniform);
-  const auto zipf = sk::parse_index_distribution("zipf:1.05");
-  EXPECT_EQ(zipf.law, sk::IndexLaw::zipf);
-  EXPECT_DOUBLE_EQ(zipf.zipf_alpha, 1.05);
-  EXPECT_DOUBLE_EQ(sk::parse_index_distribution("zipf:2").zipf_alpha, 2.0);
-  EXPECT_DOUBLE_EQ(sk::parse_index_distribution("zipf:0.8").zipf_alpha, 0.8);
-}
-
-TEST(IndexDistribution, RejectsEverythingElse) {
-  for (const char* text : {"", "Uniform", "normal", "zipf", "zipf:", "zipf:0", "zipf:-1",
-                           "zipf:nan", "zipf:inf", "zipf:1.05x", "zipf: 1", "zipf:1,5"}) {
-    expect_parse_error(text);
-  }
-}
 
 TEST(IndexSampler, RejectsBadArguments) {
   EXPECT_THROW(sk::IndexSampler({sk::IndexLaw::uniform, 0.0}, 0), std::invalid_argument);

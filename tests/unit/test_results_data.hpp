@@ -85,6 +85,7 @@ inline SystemInfo sample_system() {
   s.slurm_job_id = "4242";
   s.slurm_nodelist = "node[01-02]";
   s.slurm_step_id = "3";
+  s.device_kind = "cuda";
   for (int r = 0; r < 4; ++r)  // 141 GB H200s: memory above 2^32 checks the int64 field
     s.ranks.push_back({r, r < 2 ? "node01" : "node02", r % 2,
                        "cuda:" + std::to_string(r % 2) + " NVIDIA H200", 150'754'820'096});
@@ -114,6 +115,7 @@ inline ConfigResult ok_config() {
   c.per_rank_batch = {48, 24, 24};
   c.batch_split = "proportional";
   c.precision = "fp32";
+  c.device_kind = "cuda";
   c.status = Status::ok;
   c.params = 25'557'032;               // DESIGN.md: ResNet-50 v1.5
   c.flops_per_sample = 3 * 2 * 4.1e9;  // forward 4.1 GMAC; backward twice the forward
@@ -203,6 +205,7 @@ inline void expect_same(const SystemInfo& got, const SystemInfo& want) {
   EXPECT_EQ(got.slurm_job_id, want.slurm_job_id);
   EXPECT_EQ(got.slurm_nodelist, want.slurm_nodelist);
   EXPECT_EQ(got.slurm_step_id, want.slurm_step_id);
+  EXPECT_EQ(got.device_kind, want.device_kind);
   expect_same(got.ranks, want.ranks);
 }
 
@@ -225,6 +228,7 @@ inline void expect_same(const ConfigResult& got, const ConfigResult& want) {
   EXPECT_EQ(got.per_rank_batch, want.per_rank_batch);
   EXPECT_EQ(got.batch_split, want.batch_split);
   EXPECT_EQ(got.precision, want.precision);
+  EXPECT_EQ(got.device_kind, want.device_kind);
   EXPECT_EQ(got.status, want.status);
   EXPECT_EQ(got.error, want.error);
   EXPECT_EQ(got.params, want.params);

@@ -232,6 +232,29 @@ TEST(ResultFileErrors, SystemMustHoldOneRowPerRank) {
                        "world_size 4"));
 }
 
+TEST(ResultFileErrors, SystemDeviceKindMustBeHostOrCuda) {
+  const test::TempDir dir;
+  SystemInfo system = test::sample_system();
+  system.device_kind = "gpu";
+  const std::string message =
+      error_of([&] { ResultWriter::create(dir.file("s.h5"), test::sample_provenance(), system); });
+  EXPECT_TRUE(contains(message, "/system: device_kind is 'gpu'; expected host or cuda"));
+}
+
+TEST(ResultFileErrors, ReadRejectsAnUnknownDeviceKind) {
+  const test::TempDir dir;
+  const std::string path = write_ok_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    const test::Id group = ok_group(file);
+    ASSERT_GE(H5Adelete(group, "device_kind"), 0);
+    test::put_string_attribute(group, "device_kind", "rocm");
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": /configs/" + test::ok_config().id + ": "));
+  EXPECT_TRUE(contains(message, "device_kind is 'rocm'; expected host or cuda"));
+}
+
 TEST(ResultFileErrors, ProvenanceOfAnotherSchemaIsNotWritten) {
   const test::TempDir dir;
   Provenance provenance = test::sample_provenance();
@@ -284,7 +307,12 @@ INSTANTIATE_TEST_SUITE_P(
                    [](ConfigResult& c) { c.number_attrs["throughput"] = 1; },
                    "extra attribute 'throughput' would replace the fixed attribute"},
         Unstorable{"ExtraInBothMaps", [](ConfigResult& c) { c.text_attrs["width"] = "wide"; },
-                   "'width' is in both number_attrs and text_attrs"}),
+                   "'width' is in both number_attrs and text_attrs"},
+        Unstorable{"DeviceKindOtherThanHostOrCuda", [](ConfigResult& c) { c.device_kind = ""; },
+                   "device_kind is ''; expected host or cuda"},
+        Unstorable{"ExtraNamedDeviceKind",
+                   [](ConfigResult& c) { c.text_attrs["device_kind"] = "cuda"; },
+                   "extra attribute 'device_kind' would replace the fixed attribute"}),
     [](const ::testing::TestParamInfo<Unstorable>& param) { return param.param.name; });
 
 }  // namespace

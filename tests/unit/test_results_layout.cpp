@@ -67,9 +67,10 @@ TEST(ResultLayout, RootAndSystem) {
   expect_number(system, "world_size", H5T_INTEGER, 4);
   for (const char* name :
        {"mpi_library", "kokkos_version", "kokkos_backend", "cuda_runtime", "nccl_version", "blas",
-        "launcher", "slurm_job_id", "slurm_nodelist", "slurm_step_id"})
+        "launcher", "slurm_job_id", "slurm_nodelist", "slurm_step_id", "device_kind"})
     expect_utf8_string(system, name);
   EXPECT_EQ(test::string_attribute(system, "launcher"), "srun");
+  EXPECT_EQ(test::string_attribute(system, "device_kind"), "cuda");
   EXPECT_EQ(test::string_attribute(system, "slurm_nodelist"), "node[01-02]");
 
   const test::Id ranks = test::open_object(system, "ranks");
@@ -116,6 +117,7 @@ TEST(ResultLayout, NoCudaOrNcclAttributeWithoutThem) {
   EXPECT_FALSE(test::has_attribute(system, "cuda_runtime"));
   EXPECT_FALSE(test::has_attribute(system, "nccl_version"));
   EXPECT_TRUE(test::has_attribute(system, "mpi_library"));
+  EXPECT_EQ(test::string_attribute(system, "device_kind"), "cuda");  // written, never left out
 }
 
 TEST(ResultLayout, NoSlurmAttributeOutsideSlurm) {
@@ -139,9 +141,11 @@ TEST(ResultLayout, ConfigurationWithData) {
   const test::Id group = test::open_object(file, "/configs/" + want.id);
   ASSERT_GE(group, 0);
 
-  for (const char* name : {"workload", "batch_split", "precision", "status", "error"})
+  for (const char* name :
+       {"workload", "batch_split", "precision", "device_kind", "status", "error"})
     expect_utf8_string(group, name);
   EXPECT_EQ(test::string_attribute(group, "status"), "ok");
+  EXPECT_EQ(test::string_attribute(group, "device_kind"), "cuda");
   for (const char* name : {"ranks", "global_batch"}) expect_number(group, name, H5T_INTEGER, 4);
   for (const char* name : {"params", "flops_per_sample", "throughput", "step_time_median",
                            "step_time_p95", "image_size", "width", "warmup"})
@@ -181,6 +185,7 @@ TEST(ResultLayout, ConfigurationWithoutDataHasNoDatasets) {
   EXPECT_EQ(info.nlinks, 0u);
   EXPECT_EQ(test::string_attribute(group, "status"), "timeout");
   EXPECT_EQ(test::string_attribute(group, "error"), test::timeout_config().error);
+  EXPECT_EQ(test::string_attribute(group, "device_kind"), "host");  // ConfigResult's default
 }
 
 }  // namespace

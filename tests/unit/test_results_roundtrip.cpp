@@ -11,6 +11,7 @@
 
 #include "harness/results/result_file.hpp"
 #include "tests/unit/test_results_data.hpp"
+#include "tests/unit/test_results_h5.hpp"
 
 namespace scaletune::results {
 namespace {
@@ -86,6 +87,26 @@ TEST(ResultFile, SystemWithoutLauncherReadsBackEmpty) {
   ASSERT_TRUE(set.system.has_value());
   expect_same(*set.system, older);
   EXPECT_EQ(set.system->launcher, "");
+}
+
+TEST(ResultFile, FilesWithoutDeviceKindsReadAsHost) {
+  // As written before device kinds were recorded: neither /system nor a configuration has one.
+  const test::TempDir dir;
+  const std::string path = dir.file("older.h5");
+  ResultWriter::create(path, test::sample_provenance(), test::sample_system())
+      .write_config(test::ok_config());
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    ASSERT_GE(H5Adelete(test::open_object(file, "system"), "device_kind"), 0);
+    ASSERT_GE(H5Adelete(test::open_object(file, "/configs/" + test::ok_config().id), "device_kind"),
+              0);
+  }
+  const ResultSet set = read_results(path);
+  ASSERT_TRUE(set.system.has_value());
+  EXPECT_EQ(set.system->device_kind, "host");
+  ASSERT_EQ(set.configs.size(), 1u);
+  EXPECT_EQ(set.configs[0].device_kind, "host");
+  EXPECT_FALSE(set.configs[0].text_attrs.contains("device_kind"));
 }
 
 TEST(ResultFile, WritingAnIdAgainReplacesTheConfiguration) {

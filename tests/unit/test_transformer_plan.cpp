@@ -35,7 +35,7 @@ TransformerPlanRequest request(std::vector<int> batches, std::vector<std::int64_
   r.shape = plan_shape();
   r.global_batch = std::accumulate(batches.begin(), batches.end(), 0);
   r.per_rank_batch = std::move(batches);
-  r.sharding = parse_state_sharding(sharding);
+  r.sharding = job::state_sharding_from_text(sharding).value();
   r.capacity_bytes = std::move(capacity);
   return r;
 }

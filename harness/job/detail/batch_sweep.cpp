@@ -8,12 +8,12 @@ std::vector<Config> expand_batch_product(const JobSpec& job, const ShardingsOf& 
   const SweepSpec& sweep = job.sweep;
   std::vector<Config> configs;
   for (const int ranks : sweep.ranks) {
-    const std::vector<std::string> rank_shardings = shardings(ranks);
+    const std::vector<ConfigSharding> rank_shardings = shardings(ranks);
     for (const int global_batch : sweep.global_batch)
       for (std::size_t split = 0; split < sweep.batch_split.size(); ++split) {
         if (!split_applies(sweep, split, ranks)) continue;
-        for (const std::string& precision : sweep.precision)
-          for (const std::string& sharding : rank_shardings) {
+        for (const DataType precision : sweep.precision)
+          for (const ConfigSharding& sharding : rank_shardings) {
             Config config{.id = "",
                           .workload = job.workload.kind,
                           .ranks = ranks,
@@ -31,7 +31,8 @@ std::vector<Config> expand_batch_product(const JobSpec& job, const ShardingsOf& 
 }
 
 std::vector<Config> expand_batch_sweep(const JobSpec& job) {
-  return expand_batch_product(job, [](int) { return std::vector<std::string>{""}; });
+  return expand_batch_product(job,
+                              [](int) { return std::vector<ConfigSharding>{std::monostate{}}; });
 }
 
 }  // namespace scaletune::job::detail

@@ -3,15 +3,15 @@
 // batch_split x precision, and for dlrm x sharding, for transformer x state_sharding.
 
 #include <functional>
-#include <string>
 #include <vector>
 
 #include "harness/job/job.hpp"
 
 namespace scaletune::job::detail {
 
-/// The Config::sharding values a ranks value takes, in order ({""} for a kind without sharding).
-using ShardingsOf = std::function<std::vector<std::string>(int ranks)>;
+/// The Config::sharding values a ranks value takes, in order ({std::monostate} for a kind
+/// without sharding).
+using ShardingsOf = std::function<std::vector<ConfigSharding>(int ranks)>;
 
 /// The Cartesian product ranks (outermost, so a launch runs small rank counts first) x
 /// global_batch x batch_split x precision x shardings(ranks) (innermost), leaving out weight
@@ -20,7 +20,7 @@ using ShardingsOf = std::function<std::vector<std::string>(int ranks)>;
 /// that out).
 std::vector<Config> expand_batch_product(const JobSpec& job, const ShardingsOf& shardings);
 
-/// expand_batch_product without sharding (every Config::sharding "").
+/// expand_batch_product without sharding (every Config::sharding std::monostate).
 std::vector<Config> expand_batch_sweep(const JobSpec& job);
 
 }  // namespace scaletune::job::detail

@@ -20,12 +20,6 @@ constexpr double kMinStepFactor = 1.0 + DBL_EPSILON;
 // step_factor can give too many.
 static_assert(kMaxCollectiveSizes > 41);
 
-std::span<const std::string_view> op_names() {
-  static const std::vector<std::string_view> names(collective_op_names().begin(),
-                                                   collective_op_names().end());
-  return names;
-}
-
 std::string size_text(std::string_view key, std::int64_t bytes) {
   return std::string(key) + " = " + std::to_string(bytes);
 }
@@ -64,7 +58,8 @@ std::span<const std::string_view> collectives_option_keys() {
 
 void read_collectives_options(const TableReader& workload, WorkloadSpec& spec) {
   CollectivesOptions& options = spec.collectives;
-  options.ops = workload.choice_list("ops", op_names()).value_or(collective_op_names());
+  options.ops =
+      workload.choice_list("ops", kCollectiveOps, collective_op_text).value_or(options.ops);
   options.min_bytes =
       workload.integer("min_bytes", 1, kMaxCollectiveBytes).value_or(options.min_bytes);
   options.max_bytes =
@@ -75,19 +70,24 @@ void read_collectives_options(const TableReader& workload, WorkloadSpec& spec) {
           .number_in("step_factor", kMinStepFactor, kMaxStepFactor,
                      "> 1 and <= 1024 (each size is the previous one times step_factor), e.g. 2")
           .value_or(options.step_factor);
-  options.dtype = workload.choice("dtype", kCollectiveDtypes).value_or(options.dtype);
-  options.redop = workload.choice("redop", kCollectiveRedops).value_or(options.redop);
+  options.dtype =
+      workload.choice("dtype", kCollectiveDtypes, data_type_text).value_or(options.dtype);
+  options.redop =
+      workload.choice("redop", kReductionOps, reduction_op_text).value_or(options.redop);
   options.in_place = workload.boolean("in_place").value_or(options.in_place);
   check_size_count(workload, options);
 }
 
 std::string describe_collectives_options(const WorkloadSpec& spec) {
   const CollectivesOptions& options = spec.collectives;
-  return "ops=" + join(options.ops, ",") + " min_bytes=" + std::to_string(options.min_bytes) +
+  std::vector<std::string_view> ops;
+  for (const CollectiveOp op : options.ops) ops.push_back(collective_op_text(op));
+  return "ops=" + join(ops, ",") + " min_bytes=" + std::to_string(options.min_bytes) +
          " max_bytes=" + std::to_string(options.max_bytes) +
          " step_factor=" + format_number(options.step_factor) +
          " sizes_per_op=" + std::to_string(collective_sizes(options).size()) +
-         " dtype=" + options.dtype + " redop=" + options.redop +
+         " dtype=" + std::string(data_type_text(options.dtype)) +
+         " redop=" + std::string(reduction_op_text(options.redop)) +
          " in_place=" + (options.in_place ? "true" : "false");
 }
 

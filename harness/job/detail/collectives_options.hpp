@@ -14,8 +14,8 @@ class TableReader;
 /// ops, min_bytes, max_bytes, step_factor, dtype, redop, in_place.
 std::span<const std::string_view> collectives_option_keys();
 
-/// Fills spec.collectives: ops (non-empty list of distinct names from collective_op_names();
-/// default all, in that order), min_bytes and max_bytes (integers in [1, 2^40] with
+/// Fills spec.collectives: ops (non-empty list of distinct collective_op_text names; default
+/// all of kCollectiveOps, in that order), min_bytes and max_bytes (integers in [1, 2^40] with
 /// max_bytes >= min_bytes), step_factor (number in (1, 1024], giving at most
 /// kMaxCollectiveSizes sizes), dtype (fp32 | fp64 | fp16 | bf16 | int32 | int64), redop
 /// (sum | avg), in_place (boolean); absent keys keep their defaults. Throws JobError at the

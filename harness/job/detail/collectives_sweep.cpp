@@ -14,7 +14,7 @@ std::vector<Config> expand_collectives_sweep(const JobSpec& job) {
                   .batch_split = kNoBatchSplit,
                   .per_rank_batch = {},
                   .precision = job.workload.collectives.dtype,
-                  .sharding = ""};
+                  .sharding = std::monostate{}};
     config.id = config_id(config);
     configs.push_back(std::move(config));
   }

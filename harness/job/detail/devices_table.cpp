@@ -9,7 +9,7 @@
 namespace scaletune::job::detail {
 namespace {
 
-constexpr std::array<std::string_view, 1> kKeys = {"memory_gib"};
+constexpr std::array<std::string_view, 2> kKeys = {"kind", "memory_gib"};
 
 std::vector<double> read_memory_gib(const TableReader& devices, int max_ranks) {
   const toml::node* node = devices.find("memory_gib");
@@ -36,9 +36,15 @@ std::vector<double> read_memory_gib(const TableReader& devices, int max_ranks) {
 
 }  // namespace
 
-DevicesSpec read_devices(const TableReader& devices, int max_ranks) {
+DeviceKindRequest read_device_kind(const TableReader& devices) {
   devices.reject_unknown_keys(kKeys);
-  return DevicesSpec{.memory_gib = read_memory_gib(devices, max_ranks)};
+  return devices.choice("kind", kDeviceKindRequests, device_kind_request_text)
+      .value_or(DeviceKindRequest::auto_select);
+}
+
+DevicesSpec read_devices(const TableReader& devices, int max_ranks) {
+  return DevicesSpec{.kind = read_device_kind(devices),
+                     .memory_gib = read_memory_gib(devices, max_ranks)};
 }
 
 }  // namespace scaletune::job::detail

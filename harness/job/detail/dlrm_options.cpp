@@ -1,10 +1,8 @@
 #include "harness/job/detail/dlrm_options.hpp"
 
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <optional>
-#include <system_error>
 #include <vector>
 
 #include "harness/job/detail/dlrm_plans.hpp"
@@ -20,8 +18,6 @@ constexpr std::array<std::string_view, 10> kKeys = {"tables",         "tables_fr
                                                     "top_mlp",        "index_distribution",
                                                     "bag_size",       "embedding_optimizer",
                                                     "learning_rate",  "plans"};
-constexpr std::array<std::string_view, 2> kBagSizes = {"poisson", "fixed"};
-constexpr std::array<std::string_view, 2> kOptimizers = {"sgd", "rowwise_adagrad"};
 constexpr int kMaxWidth = 65536;  // dense features and MLP widths
 constexpr double kMaxLearningRate = 1000.0;
 constexpr std::string_view kDistributionForms =
@@ -42,26 +38,16 @@ std::vector<int> read_widths(const TableReader& workload, std::string_view key,
   return widths;
 }
 
-/// Whether `text` is "zipf:ALPHA" with ALPHA a whole finite decimal > 0 (the rule of the
-/// kernels' parse_index_distribution, which the job library cannot call).
-bool valid_zipf(std::string_view text) {
-  constexpr std::string_view prefix = "zipf:";
-  if (!text.starts_with(prefix)) return false;
-  const std::string_view number = text.substr(prefix.size());
-  double alpha = 0.0;
-  const auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), alpha);
-  return !number.empty() && error == std::errc() && end == number.data() + number.size() &&
-         std::isfinite(alpha) && alpha > 0.0;
-}
-
-std::string read_distribution(const TableReader& workload, const std::string& fallback) {
+IndexDistribution read_distribution(const TableReader& workload,
+                                    const IndexDistribution& fallback) {
   const std::optional<std::string> text = workload.string("index_distribution");
   if (!text) return fallback;
-  if (*text != "uniform" && !valid_zipf(*text))
+  const std::optional<IndexDistribution> distribution = index_distribution_from_text(*text);
+  if (!distribution)
     workload.fail(
         *workload.find("index_distribution"), "index_distribution",
         "index_distribution '" + *text + "' is not valid; " + std::string(kDistributionForms));
-  return *text;
+  return *distribution;
 }
 
 void check_top_mlp(const TableReader& workload, const std::vector<int>& top_mlp) {
@@ -116,10 +102,12 @@ void read_dlrm_options(const TableReader& workload, WorkloadSpec& spec) {
   check_top_mlp(workload, options.top_mlp);
   check_dims(workload, tables, options.bottom_mlp);
   options.index_distribution = read_distribution(workload, options.index_distribution);
-  options.bag_size = workload.choice("bag_size", kBagSizes).value_or(options.bag_size);
-  if (options.bag_size == "fixed") check_fixed_poolings(tables);
+  options.bag_size =
+      workload.choice("bag_size", kBagSizeLaws, bag_size_text).value_or(options.bag_size);
+  if (options.bag_size == BagSizeLaw::fixed) check_fixed_poolings(tables);
   options.embedding_optimizer =
-      workload.choice("embedding_optimizer", kOptimizers).value_or(options.embedding_optimizer);
+      workload.choice("embedding_optimizer", kEmbeddingOptimizers, embedding_optimizer_text)
+          .value_or(options.embedding_optimizer);
   options.learning_rate =
       workload.positive_number("learning_rate", kMaxLearningRate).value_or(options.learning_rate);
   options.plans = read_dlrm_plans(workload, options.tables);
@@ -137,8 +125,9 @@ std::string describe_dlrm_options(const WorkloadSpec& spec) {
          " dense_features=" + std::to_string(options.dense_features) +
          " bottom_mlp=" + widths_text(options.bottom_mlp) +
          " top_mlp=" + widths_text(options.top_mlp) +
-         " index_distribution=" + options.index_distribution + " bag_size=" + options.bag_size +
-         " embedding_optimizer=" + options.embedding_optimizer +
+         " index_distribution=" + index_distribution_text(options.index_distribution) +
+         " bag_size=" + std::string(bag_size_text(options.bag_size)) + " embedding_optimizer=" +
+         std::string(embedding_optimizer_text(options.embedding_optimizer)) +
          " learning_rate=" + format_number(options.learning_rate) +
          " plans=" + (plan_names.empty() ? "-" : join(plan_names, ","));
 }

@@ -14,16 +14,14 @@ namespace scaletune::job::detail {
 namespace {
 
 constexpr std::array<std::string_view, 2> kPlacementKeys = {"split", "ranks"};
-constexpr std::array<std::string_view, 4> kSplits = {"table_wise", "row_wise", "column_wise",
-                                                     "data_parallel"};
 
 /// The ranks list `node` of a sharded split: non-empty, distinct, one rank for table_wise.
 std::vector<int> read_rank_list(const TableReader& placement, const toml::node& node,
-                                const std::string& split) {
+                                ShardSplit split) {
   const toml::array* list = node.as_array();
   if (list == nullptr) placement.fail_type(node, "ranks", "a list of integers (rank numbers)");
   if (list->empty()) placement.fail(node, "ranks", "ranks must not be an empty list");
-  if (split == "table_wise" && list->size() != 1)
+  if (split == ShardSplit::table_wise && list->size() != 1)
     placement.fail(node, "ranks",
                    "split \"table_wise\" places the whole table on one rank; ranks must list "
                    "exactly one rank, found " +
@@ -41,11 +39,13 @@ std::vector<int> read_rank_list(const TableReader& placement, const toml::node& 
 
 /// The ranks of a placement at `where`: none for data_parallel, else read_rank_list.
 std::vector<int> read_ranks(const TableReader& placement, const toml::node& where,
-                            const std::string& split) {
+                            ShardSplit split) {
   const toml::node* node = placement.find("ranks");
-  if (split != "data_parallel") {
+  if (split != ShardSplit::data_parallel) {
     if (node == nullptr)
-      placement.fail(where, "ranks", "split \"" + split + "\" needs ranks, e.g. ranks = [0]");
+      placement.fail(
+          where, "ranks",
+          "split \"" + std::string(shard_split_text(split)) + "\" needs ranks, e.g. ranks = [0]");
     return read_rank_list(placement, *node, split);
   }
   if (node != nullptr)
@@ -63,9 +63,11 @@ TablePlacement read_placement(const TableReader& plan, const toml::node& node,
   placement.reject_unknown_keys(kPlacementKeys);
   if (placement.find("split") == nullptr)
     placement.fail(node, "split",
-                   "placement of table '" + table + "' needs split, one of " + join(kSplits, ", "));
-  TablePlacement result{
-      .table = table, .split = placement.choice("split", kSplits).value(), .ranks = {}};
+                   "placement of table '" + table + "' needs split, one of " +
+                       join(words_of(kShardSplits, shard_split_text), ", "));
+  TablePlacement result{.table = table,
+                        .split = placement.choice("split", kShardSplits, shard_split_text).value(),
+                        .ranks = {}};
   result.ranks = read_ranks(placement, node, result.split);
   return result;
 }
@@ -78,8 +80,9 @@ std::string check_plan_name(const TableReader& plans, const toml::node& node,
     std::ranges::replace(text, ':', '-');
     return text;
   };
-  if (std::ranges::any_of(kShardingSchemes, [&](std::string_view scheme) {
-        return scheme == name || as_in_ids(scheme) == name;
+  if (std::ranges::any_of(kShardingSchemes, [&](ShardingScheme scheme) {
+        const std::string_view text = sharding_scheme_text(scheme);
+        return text == name || as_in_ids(text) == name;
       }))
     plans.fail(node, name,
                "plan name '" + std::string(name) +

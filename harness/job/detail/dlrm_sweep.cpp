@@ -15,18 +15,18 @@ int min_ranks(const ExplicitPlan& plan) {
   return highest + 1;
 }
 
-bool sharding_applies(const DlrmOptions& options, std::string_view sharding, int ranks) {
-  if (std::ranges::find(kShardingSchemes, sharding) != kShardingSchemes.end()) return true;
-  const auto plan = std::ranges::find(options.plans, sharding, &ExplicitPlan::name);
+bool sharding_applies(const DlrmOptions& options, const DlrmSharding& sharding, int ranks) {
+  if (sharding.scheme != ShardingScheme::explicit_plan) return true;
+  const auto plan = std::ranges::find(options.plans, sharding.plan, &ExplicitPlan::name);
   if (plan == options.plans.end())
-    throw std::out_of_range("unknown sharding '" + std::string(sharding) + "'");
+    throw std::out_of_range("unknown sharding plan '" + sharding.plan + "'");
   return ranks >= min_ranks(*plan);
 }
 
 std::vector<Config> expand_dlrm_sweep(const JobSpec& job) {
   return expand_batch_product(job, [&](int ranks) {
-    std::vector<std::string> shardings;
-    for (const std::string& sharding : job.sweep.sharding)
+    std::vector<ConfigSharding> shardings;
+    for (const DlrmSharding& sharding : job.sweep.sharding)
       if (sharding_applies(job.workload.dlrm, sharding, ranks)) shardings.push_back(sharding);
     return shardings;
   });

@@ -1,7 +1,6 @@
 #pragma once
 // The sweep of kind "dlrm": the batch sweep with [sweep] sharding innermost.
 
-#include <string_view>
 #include <vector>
 
 #include "harness/job/job.hpp"
@@ -13,10 +12,10 @@ namespace scaletune::job::detail {
 int min_ranks(const ExplicitPlan& plan);
 
 /// Whether [sweep] sharding value `sharding` applies to a configuration of `ranks` ranks: a
-/// kShardingSchemes value always; the explicit plan of that name in `options.plans` when
+/// built-in scheme always; an explicit plan (the one of that name in `options.plans`) when
 /// `ranks` >= min_ranks(plan), i.e. exceeds every rank the plan names. Throws std::out_of_range
-/// when `sharding` is neither (parse_job_* has ruled that out).
-bool sharding_applies(const DlrmOptions& options, std::string_view sharding, int ranks);
+/// when `options.plans` has no plan of that name (parse_job_* has ruled that out).
+bool sharding_applies(const DlrmOptions& options, const DlrmSharding& sharding, int ranks);
 
 /// expand_batch_product with the job's [sweep] sharding values innermost, leaving out
 /// explicit plans that do not apply to the ranks value (sharding_applies).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/text.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
+#include "harness/job/device_selection.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/sweep.hpp"
 
@@ -25,7 +27,6 @@ namespace {
 // ranks first: a kind that sweeps ranks only takes none of the others.
 constexpr std::array<std::string_view, 6> kKeys = {"ranks",     "global_batch", "batch_split",
                                                    "precision", "sharding",     "state_sharding"};
-constexpr std::array<std::string_view, 3> kKnownPrecisions = {"fp32", "fp16", "bf16"};
 constexpr std::array<std::string_view, 3> kSplitWords = {"even", "proportional", "auto"};
 constexpr std::int64_t kMaxRanks = std::int64_t{1} << 20;        // 1,048,576
 constexpr std::int64_t kMaxGlobalBatch = std::int64_t{1} << 30;  // 1,073,741,824 samples
@@ -46,11 +47,17 @@ struct Split {
 std::string text_of(int value) {
   return std::to_string(value);
 }
-std::string text_of(const std::string& value) {
-  return value;
-}
 std::string text_of(const Split& split) {
   return split.text;
+}
+std::string text_of(DataType type) {
+  return std::string(data_type_text(type));
+}
+std::string text_of(const DlrmSharding& sharding) {
+  return sharding_text(sharding);
+}
+std::string text_of(const StateSharding& sharding) {
+  return state_sharding_text(sharding);
 }
 
 /// The values of sweep list `key`, each made by `convert(node)`, or `fallback` when the key is
@@ -135,17 +142,23 @@ std::vector<Located<Split>> read_splits(const TableReader& sweep, const Workload
                           });
 }
 
-std::string read_precision(const TableReader& sweep, const toml::node& element,
-                           const WorkloadKind& kind) {
-  std::string precision = sweep.as_string(element, "precision");
-  if (std::ranges::find(kind.precisions, precision) != kind.precisions.end()) return precision;
-  if (std::ranges::find(kKnownPrecisions, precision) != kKnownPrecisions.end())
+/// A kTrainingPrecisions value; with devices.kind = "host" only one the kind supports there.
+DataType read_precision(const TableReader& sweep, const toml::node& element,
+                        const WorkloadKind& kind, DeviceKindRequest devices) {
+  const std::string word = sweep.as_string(element, "precision");
+  const auto words = words_of(kTrainingPrecisions, data_type_text);
+  if (std::ranges::find(words, word) == words.end())
     sweep.fail(element, "precision",
-               "precision '" + precision + "' is not available for workload kind " +
-                   std::string(kind.name) + "; use " + join(kind.precisions, " or "));
-  sweep.fail(element, "precision",
-             "unknown precision '" + precision + "'; expected one of " +
-                 join(kind.precisions, ", ") + did_you_mean(precision, kind.precisions));
+               "unknown precision '" + word + "'; expected one of " + join(words, ", ") +
+                   did_you_mean(word, words));
+  const DataType precision = value_of(kTrainingPrecisions, data_type_text, word);
+  if (devices == DeviceKindRequest::host && !precision_supported_on_host(kind.name, precision))
+    sweep.fail(element, "precision",
+               unsupported_on_host_message(kind.name, precision) +
+                   ", or let the devices decide: devices.kind = \"host\" keeps every rank on the "
+                   "host; \"auto\" or \"cuda\" trains in " +
+                   std::string(data_type_text(precision)) + " on CUDA devices");
+  return precision;
 }
 
 template <class T>
@@ -158,9 +171,9 @@ std::vector<T> values_of(const std::vector<Located<T>>& located) {
 SweepSpec to_spec(const std::vector<Located<int>>& ranks,
                   const std::vector<Located<int>>& global_batch,
                   const std::vector<Located<Split>>& splits,
-                  const std::vector<Located<std::string>>& precision,
-                  const std::vector<Located<std::string>>& sharding,
-                  const std::vector<Located<std::string>>& state_sharding) {
+                  const std::vector<Located<DataType>>& precision,
+                  const std::vector<Located<DlrmSharding>>& sharding,
+                  const std::vector<Located<StateSharding>>& state_sharding) {
   SweepSpec spec{.ranks = values_of(ranks),
                  .global_batch = values_of(global_batch),
                  .batch_split = {},
@@ -228,12 +241,17 @@ void check_splits(const TableReader& sweep, const SweepSpec& spec,
   }
 }
 
-std::string read_sharding_value(const TableReader& sweep, const toml::node& element,
-                                const DlrmOptions& options) {
+DlrmSharding read_sharding_value(const TableReader& sweep, const toml::node& element,
+                                 const DlrmOptions& options) {
   std::string sharding = sweep.as_string(element, "sharding");
-  std::vector<std::string_view> known(kShardingSchemes.begin(), kShardingSchemes.end());
+  for (const ShardingScheme scheme : kShardingSchemes)
+    if (sharding_scheme_text(scheme) == sharding) return DlrmSharding{scheme, ""};
+  if (std::ranges::find(options.plans, sharding, &ExplicitPlan::name) != options.plans.end())
+    return DlrmSharding{ShardingScheme::explicit_plan, sharding};
+  std::vector<std::string_view> known;
+  for (const ShardingScheme scheme : kShardingSchemes)
+    known.push_back(sharding_scheme_text(scheme));
   for (const ExplicitPlan& plan : options.plans) known.push_back(plan.name);
-  if (std::ranges::find(known, sharding) != known.end()) return sharding;
   sweep.fail(element, "sharding",
              "unknown sharding '" + sharding + "'; expected one of " + join(known, ", ") +
                  " (built-in schemes and the plans of [workload.plans])" +
@@ -241,8 +259,9 @@ std::string read_sharding_value(const TableReader& sweep, const toml::node& elem
 }
 
 /// [sweep] sharding: required for a kind that sweeps it, an error for the others (empty result).
-std::vector<Located<std::string>> read_shardings(const TableReader& sweep, const WorkloadKind& kind,
-                                                 const WorkloadSpec& workload) {
+std::vector<Located<DlrmSharding>> read_shardings(const TableReader& sweep,
+                                                  const WorkloadKind& kind,
+                                                  const WorkloadSpec& workload) {
   const toml::node* node = sweep.find("sharding");
   if (!kind.sweeps_sharding) {
     if (node != nullptr)
@@ -257,24 +276,28 @@ std::vector<Located<std::string>> read_shardings(const TableReader& sweep, const
     throw JobError(std::string(sweep.file()), 0, 0, "sharding",
                    "sharding is required for workload kind " + std::string(kind.name) +
                        "; e.g. sharding = [\"table_wise\", \"row_wise\"]");
-  return read_list<std::string>(sweep, "sharding", "a list of strings", {},
-                                [&](const toml::node& element) {
-                                  return read_sharding_value(sweep, element, workload.dlrm);
-                                });
+  return read_list<DlrmSharding>(sweep, "sharding", "a list of strings", {},
+                                 [&](const toml::node& element) {
+                                   return read_sharding_value(sweep, element, workload.dlrm);
+                                 });
 }
 
-std::string read_state_sharding_value(const TableReader& sweep, const toml::node& element) {
-  std::string value = sweep.as_string(element, "state_sharding");
-  if (std::ranges::find(kStateShardings, value) != kStateShardings.end()) return value;
+StateSharding read_state_sharding_value(const TableReader& sweep, const toml::node& element) {
+  const std::string value = sweep.as_string(element, "state_sharding");
+  if (const std::optional<StateSharding> sharding = state_sharding_from_text(value))
+    return *sharding;
+  std::vector<std::string> texts;
+  for (const StateSharding& known : kStateShardings) texts.push_back(state_sharding_text(known));
+  const std::vector<std::string_view> words(texts.begin(), texts.end());
   sweep.fail(element, "state_sharding",
-             "unknown state_sharding '" + value + "'; expected one of " +
-                 join(kStateShardings, ", ") + did_you_mean(value, kStateShardings));
+             "unknown state_sharding '" + value + "'; expected one of " + join(words, ", ") +
+                 did_you_mean(value, words));
 }
 
 /// [sweep] state_sharding: optional (default ["replicated"]) for a kind that sweeps it, an
 /// error for the others (empty result).
-std::vector<Located<std::string>> read_state_shardings(const TableReader& sweep,
-                                                       const WorkloadKind& kind) {
+std::vector<Located<StateSharding>> read_state_shardings(const TableReader& sweep,
+                                                         const WorkloadKind& kind) {
   const toml::node* node = sweep.find("state_sharding");
   if (!kind.sweeps_state_sharding) {
     if (node != nullptr)
@@ -283,29 +306,31 @@ std::vector<Located<std::string>> read_state_shardings(const TableReader& sweep,
                      "\": only kind transformer shards its training state; remove it");
     return {};
   }
-  return read_list<std::string>(
-      sweep, "state_sharding", "a list of strings", {"replicated"},
+  return read_list<StateSharding>(
+      sweep, "state_sharding", "a list of strings", {StateSharding{}},
       [&](const toml::node& element) { return read_state_sharding_value(sweep, element); });
 }
 
 /// Every explicit plan applies to some ranks value, and every ranks value has a sharding.
 void check_shardings(const TableReader& sweep, const WorkloadSpec& workload,
                      const std::vector<Located<int>>& ranks,
-                     const std::vector<Located<std::string>>& shardings) {
+                     const std::vector<Located<DlrmSharding>>& shardings) {
   const std::vector<int> counts = values_of(ranks);
-  for (const Located<std::string>& sharding : shardings) {
-    const auto plan = std::ranges::find(workload.dlrm.plans, sharding.value, &ExplicitPlan::name);
-    if (plan == workload.dlrm.plans.end() || std::ranges::max(counts) >= min_ranks(*plan)) continue;
+  for (const Located<DlrmSharding>& sharding : shardings) {
+    if (sharding.value.scheme != ShardingScheme::explicit_plan) continue;
+    const auto plan =
+        std::ranges::find(workload.dlrm.plans, sharding.value.plan, &ExplicitPlan::name);
+    if (std::ranges::max(counts) >= min_ranks(*plan)) continue;
     const int needed = min_ranks(*plan);
     sweep.fail(*sharding.node, "sharding",
-               "plan '" + sharding.value + "' places a shard on rank " +
+               "plan '" + sharding.value.plan + "' places a shard on rank " +
                    std::to_string(needed - 1) + ", so it needs at least " +
                    counted(needed, "rank") + ", but ranks lists " + ranks_text(counts) +
                    "; add a ranks value of " + std::to_string(needed) +
                    " or more, or change the plan's ranks");
   }
   for (const Located<int>& count : ranks)
-    if (std::ranges::none_of(shardings, [&](const Located<std::string>& sharding) {
+    if (std::ranges::none_of(shardings, [&](const Located<DlrmSharding>& sharding) {
           return sharding_applies(workload.dlrm, sharding.value, count.value);
         }))
       sweep.fail(*count.node, "ranks",
@@ -328,7 +353,8 @@ void reject_batch_keys(const TableReader& sweep, const WorkloadKind& kind) {
 
 }  // namespace
 
-SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload) {
+SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload,
+                     DeviceKindRequest devices) {
   const WorkloadKind& kind = workload_kind(workload.kind);
   sweep.reject_unknown_keys(kKeys);
   if (!kind.sweeps_batch) {
@@ -345,11 +371,11 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload) {
   const std::vector<Located<int>> global_batch =
       read_counts(sweep, "global_batch", kMaxGlobalBatch);
   const std::vector<Located<Split>> splits = read_splits(sweep, kind);
-  const std::vector<Located<std::string>> precision = read_list<std::string>(
-      sweep, "precision", "a list of strings", {"fp32"},
-      [&](const toml::node& element) { return read_precision(sweep, element, kind); });
-  const std::vector<Located<std::string>> shardings = read_shardings(sweep, kind, workload);
-  const std::vector<Located<std::string>> state_shardings = read_state_shardings(sweep, kind);
+  const std::vector<Located<DataType>> precision = read_list<DataType>(
+      sweep, "precision", "a list of strings", {DataType::fp32},
+      [&](const toml::node& element) { return read_precision(sweep, element, kind, devices); });
+  const std::vector<Located<DlrmSharding>> shardings = read_shardings(sweep, kind, workload);
+  const std::vector<Located<StateSharding>> state_shardings = read_state_shardings(sweep, kind);
   const SweepSpec spec =
       to_spec(ranks, global_batch, splits, precision, shardings, state_shardings);
   check_weight_lengths(sweep, spec, splits);

@@ -2,10 +2,14 @@
 // Typed, checked access to one table of a parsed job file. Every failure is a JobError that
 // names the file, the line and column of the offending node, the key and what was expected.
 
+#include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +21,25 @@ namespace scaletune::job::detail {
 /// The word a message uses for a node's type: "integer", "float", "string", "boolean", "list",
 /// "table", "date", "time" or "date-time".
 std::string_view type_word(const toml::node& node);
+
+/// The text of each of `values` (an enum's values and its text function, option_values.hpp),
+/// in order.
+template <class Enum, std::size_t N>
+std::array<std::string_view, N> words_of(const std::array<Enum, N>& values,
+                                         std::string_view (*text)(Enum)) {
+  std::array<std::string_view, N> words{};
+  std::ranges::transform(values, words.begin(), text);
+  return words;
+}
+
+/// The value of `values` whose text is `word`; throws std::out_of_range when none is.
+template <class Enum, std::size_t N>
+Enum value_of(const std::array<Enum, N>& values, std::string_view (*text)(Enum),
+              std::string_view word) {
+  const auto found = std::ranges::find(values, word, text);
+  if (found == values.end()) throw std::out_of_range("no value spelt '" + std::string(word) + "'");
+  return *found;
+}
 
 /// One table of a job file ([sweep], [run], ...; the root has an empty name). An absent table
 /// reads as an empty one, so every key takes its default. Holds references: `table` and `file`
@@ -70,6 +93,28 @@ class TableReader {
   /// `choices` (with a did-you-mean hint) or a word listed twice.
   std::optional<std::vector<std::string>> choice_list(
       std::string_view key, std::span<const std::string_view> choices) const;
+
+  /// choice() over the texts of an enum's `values`, as that enum: nullopt when absent.
+  template <class Enum, std::size_t N>
+  std::optional<Enum> choice(std::string_view key, const std::array<Enum, N>& values,
+                             std::string_view (*text)(Enum)) const {
+    const std::array<std::string_view, N> words = words_of(values, text);
+    const std::optional<std::string> word = choice(key, words);
+    if (!word) return std::nullopt;
+    return value_of(values, text, *word);
+  }
+  /// choice_list() over the texts of an enum's `values`, as that enum: nullopt when absent.
+  template <class Enum, std::size_t N>
+  std::optional<std::vector<Enum>> choice_list(std::string_view key,
+                                               const std::array<Enum, N>& values,
+                                               std::string_view (*text)(Enum)) const {
+    const std::array<std::string_view, N> words = words_of(values, text);
+    const std::optional<std::vector<std::string>> list = choice_list(key, words);
+    if (!list) return std::nullopt;
+    std::vector<Enum> chosen;
+    for (const std::string& word : *list) chosen.push_back(value_of(values, text, word));
+    return chosen;
+  }
 
   /// Node-level forms of the readers above, for list elements; `key` names the list.
   std::int64_t as_integer(const toml::node& node, std::string_view key, std::int64_t min,

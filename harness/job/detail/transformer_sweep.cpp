@@ -1,13 +1,14 @@
 #include "harness/job/detail/transformer_sweep.hpp"
 
-#include <string>
-
 #include "harness/job/detail/batch_sweep.hpp"
 
 namespace scaletune::job::detail {
 
 std::vector<Config> expand_transformer_sweep(const JobSpec& job) {
-  return expand_batch_product(job, [&](int) { return job.sweep.state_sharding; });
+  return expand_batch_product(job, [&](int) {
+    return std::vector<ConfigSharding>(job.sweep.state_sharding.begin(),
+                                       job.sweep.state_sharding.end());
+  });
 }
 
 }  // namespace scaletune::job::detail

@@ -19,8 +19,7 @@
 namespace scaletune::job::detail {
 namespace {
 
-constexpr std::array<std::string_view, 1> kFp32 = {"fp32"};
-constexpr std::array<std::string_view, 3> kEmbeddingPrecisions = {"fp32", "fp16", "bf16"};
+constexpr std::array<DataType, 1> kFp32 = {DataType::fp32};
 
 const std::array<WorkloadKind, 4> kKinds = {
     WorkloadKind{.name = "resnet50",
@@ -31,9 +30,8 @@ const std::array<WorkloadKind, 4> kKinds = {
                  .sweeps_sharding = false,
                  .sweeps_state_sharding = false,
                  .profiles_ranks = false,
-                 .precisions = kFp32,
-                 .expand = expand_batch_sweep,
-                 .device_buffers = false},
+                 .host_precisions = kFp32,
+                 .expand = expand_batch_sweep},
     WorkloadKind{.name = "collectives",
                  .option_keys = collectives_option_keys(),
                  .read_options = read_collectives_options,
@@ -42,9 +40,8 @@ const std::array<WorkloadKind, 4> kKinds = {
                  .sweeps_sharding = false,
                  .sweeps_state_sharding = false,
                  .profiles_ranks = false,
-                 .precisions = {},
-                 .expand = expand_collectives_sweep,
-                 .device_buffers = true},
+                 .host_precisions = {},
+                 .expand = expand_collectives_sweep},
     WorkloadKind{.name = "dlrm",
                  .option_keys = dlrm_option_keys(),
                  .read_options = read_dlrm_options,
@@ -53,9 +50,8 @@ const std::array<WorkloadKind, 4> kKinds = {
                  .sweeps_sharding = true,
                  .sweeps_state_sharding = false,
                  .profiles_ranks = false,
-                 .precisions = kEmbeddingPrecisions,
-                 .expand = expand_dlrm_sweep,
-                 .device_buffers = false},
+                 .host_precisions = kTrainingPrecisions,
+                 .expand = expand_dlrm_sweep},
     WorkloadKind{.name = "transformer",
                  .option_keys = transformer_option_keys(),
                  .read_options = read_transformer_options,
@@ -64,9 +60,8 @@ const std::array<WorkloadKind, 4> kKinds = {
                  .sweeps_sharding = false,
                  .sweeps_state_sharding = true,
                  .profiles_ranks = true,
-                 .precisions = kFp32,
-                 .expand = expand_transformer_sweep,
-                 .device_buffers = false},
+                 .host_precisions = kFp32,
+                 .expand = expand_transformer_sweep},
 };
 
 std::vector<std::string_view> kind_names() {

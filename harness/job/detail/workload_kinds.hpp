@@ -15,8 +15,8 @@ class TableReader;
 
 /// One workload kind: its name, the [workload] keys it takes besides "kind", a reader that
 /// fills its options in a WorkloadSpec, a one-line description of those options, what its
-/// [sweep] takes (batch keys, sharding, state sharding, profiled splits), how its configurations
-/// are made and whether NCCL can serve it.
+/// [sweep] takes (batch keys, sharding, state sharding, profiled splits), which precisions it
+/// trains in on the host and how its configurations are made.
 struct WorkloadKind {
   std::string_view name;
   std::span<const std::string_view> option_keys;
@@ -34,13 +34,12 @@ struct WorkloadKind {
   /// true: [sweep] batch_split also takes the kProfiledSplits words ("proportional", "auto"):
   /// the workload profiles its ranks and splits the batch at run time; false: they are errors.
   bool profiles_ranks;
-  /// The [sweep] precision values it takes (kinds that sweep a batch): "fp32" for all; "fp16"
-  /// and "bf16" where the kind stores something in 16 bits (dlrm: its embedding tables).
-  std::span<const std::string_view> precisions;
+  /// Of the [sweep] precision values (kTrainingPrecisions, every kind that sweeps a batch), those
+  /// it trains in on the host: fp32 for all; fp16 and bf16 too where the host stores something
+  /// in 16 bits (dlrm: its embedding tables). Empty for a kind without [sweep] precision.
+  std::span<const DataType> host_precisions;
   /// The configurations of a validated job of this kind, in run order (expand_sweep).
   std::vector<Config> (*expand)(const JobSpec& job);
-  /// Whether its buffers can live in device memory, which [comm] backend "nccl" needs.
-  bool device_buffers;
 };
 
 /// Every kind this version knows.

@@ -89,6 +89,11 @@ void check_launch_rows(const LaunchRecord& launch, int ranks, const H5Where& at)
   }
 }
 
+void check_device_kind(const ConfigResult& config, const H5Where& at) {
+  if (!is_device_kind_name(config.device_kind))
+    at.fail("device_kind is '" + config.device_kind + "'; expected host or cuda");
+}
+
 void check_extra_names(const ConfigResult& config, const H5Where& at) {
   const auto check = [&](const std::string& name) {
     if (name.empty()) at.fail("an extra attribute has an empty name");
@@ -109,6 +114,7 @@ void check_attributes(const ConfigResult& config, const H5Where& configs) {
   check_id(config, configs);
   const H5Where at = configs.child(config.id);
   check_batch(config, at);
+  check_device_kind(config, at);
   check_extra_names(config, at);
 }
 

@@ -13,6 +13,7 @@ namespace scaletune::results::detail {
 /// - id is a non-empty group name (no '/', not "." or "..");
 /// - ranks >= 1 (checked first, so that no shape is computed from a bad rank count) and
 ///   per_rank_batch holds `ranks` entries summing to global_batch;
+/// - device_kind is "host" or "cuda" (is_device_kind_name);
 /// - number_attrs and text_attrs keys are non-empty, not a fixed attribute's name
 ///   (config_io.hpp) and not in both maps.
 /// The reader calls it after the attributes and before the datasets of each configuration.

@@ -28,6 +28,12 @@ const std::array<TextMember<ConfigResult>, 4> kTextAttrs{{
     {"error", &ConfigResult::error},
 }};
 
+/// String attributes every configuration a run writes has, and files written before them lack:
+/// reading such a file leaves the member's default (device_kind "host").
+const std::array<TextMember<ConfigResult>, 1> kDefaultedTextAttrs{{
+    {"device_kind", &ConfigResult::device_kind},
+}};
+
 const std::array<std::pair<const char*, double ConfigResult::*>, 6> kNumberAttrs{{
     {"params", &ConfigResult::params},
     {"flops_per_sample", &ConfigResult::flops_per_sample},
@@ -59,6 +65,7 @@ ConfigDatasets dataset_specs(hsize_t ranks, hsize_t iterations, hsize_t phases) 
 void write_attributes(hid_t group, const H5Where& at, const ConfigResult& config) {
   for (const auto& [name, member] : kIntAttrs) write_attribute(group, at, name, config.*member);
   write_text_members(group, at, config, kTextAttrs, Presence::required);
+  write_text_members(group, at, config, kDefaultedTextAttrs, Presence::required);
   for (const auto& [name, member] : kNumberAttrs) write_attribute(group, at, name, config.*member);
   if (!config.per_rank_batch.empty())
     write_attribute(group, at, kPerRankBatch, std::span<const int>(config.per_rank_batch));
@@ -93,6 +100,7 @@ void read_extra_attribute(hid_t group, const H5Where& at, const std::string& nam
 void read_attributes(hid_t group, const H5Where& at, ConfigResult& config) {
   for (const auto& [name, member] : kIntAttrs) config.*member = read_int_attribute(group, at, name);
   read_text_members(group, at, config, kTextAttrs, Presence::required);
+  read_text_members(group, at, config, kDefaultedTextAttrs, Presence::when_set);
   for (const auto& [name, member] : kNumberAttrs)
     config.*member = read_double_attribute(group, at, name);
   if (has_attribute(group, at, kPerRankBatch))
@@ -126,6 +134,7 @@ bool is_fixed_config_attribute(std::string_view name) {
   return name == kPerRankBatch || name == kStatus ||
          std::any_of(kIntAttrs.begin(), kIntAttrs.end(), named) ||
          std::any_of(kTextAttrs.begin(), kTextAttrs.end(), named) ||
+         std::any_of(kDefaultedTextAttrs.begin(), kDefaultedTextAttrs.end(), named) ||
          std::any_of(kNumberAttrs.begin(), kNumberAttrs.end(), named);
 }
 

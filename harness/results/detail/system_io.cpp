@@ -33,14 +33,22 @@ const std::array<TextMember<SystemInfo>, 6> kOptionalText{{
     {"slurm_step_id", &SystemInfo::slurm_step_id},
 }};
 
-/// Throws ResultError unless there is one rank row per rank of the world and the launcher, when
-/// given, is one a result file names.
+/// String attributes every file a run writes has, and files written before them lack: reading such
+/// a file leaves the member's default (device_kind "host").
+const std::array<TextMember<SystemInfo>, 1> kDefaultedText{{
+    {"device_kind", &SystemInfo::device_kind},
+}};
+
+/// Throws ResultError unless there is one rank row per rank of the world, the launcher, when
+/// given, is one a result file names and the device kind is one too.
 void check_world(const SystemInfo& system, const H5Where& where) {
   if (system.ranks.size() != static_cast<std::size_t>(system.world_size))
     where.fail("ranks holds " + std::to_string(system.ranks.size()) +
                " rows; expected one per rank of world_size " + std::to_string(system.world_size));
   if (!system.launcher.empty() && !is_launcher_name(system.launcher))
     where.fail("launcher is '" + system.launcher + "'; expected mpirun, srun or singleton");
+  if (!is_device_kind_name(system.device_kind))
+    where.fail("device_kind is '" + system.device_kind + "'; expected host or cuda");
 }
 
 }  // namespace
@@ -56,6 +64,7 @@ void write_system(hid_t file, const H5Where& root, const SystemInfo& system) {
   write_attribute(group.id(), where, "world_size", system.world_size);
   write_text_members(group.id(), where, system, kRequiredText, Presence::required);
   write_text_members(group.id(), where, system, kOptionalText, Presence::when_set);
+  write_text_members(group.id(), where, system, kDefaultedText, Presence::required);
   write_rank_table(group.id(), where, system.ranks);
 }
 
@@ -67,6 +76,7 @@ std::optional<SystemInfo> read_system(hid_t file, const H5Where& root) {
   system.world_size = read_int_attribute(group.id(), where, "world_size");
   read_text_members(group.id(), where, system, kRequiredText, Presence::required);
   read_text_members(group.id(), where, system, kOptionalText, Presence::when_set);
+  read_text_members(group.id(), where, system, kDefaultedText, Presence::when_set);
   system.ranks = read_rank_table(group.id(), where);
   check_world(system, where);
   return system;
