@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <string>
 
+#include "harness/job/device_selection.hpp"
+
 namespace scaletune::core {
 
-/// What kind of device a rank computes on.
-enum class DeviceKind { host, cuda };
+/// What kind of device a rank computes on (the job's resolved [devices] kind).
+using DeviceKind = job::DeviceKind;
 
 /// The device one rank computes on. Implementations are not copyable (they own the rank's
 /// streams and library handles, or stand for its core).
