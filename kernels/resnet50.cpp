@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/core/gradient_allreduce.hpp"
+#include "harness/core/gradient_reducer.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "kernels/detail/parameter_arena.hpp"
 #include "kernels/detail/parameter_init.hpp"
@@ -112,6 +112,13 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
   m_network = std::make_unique<detail::ResNet50Network>(plan, ctx.per_rank_batch, sync, *m_params,
                                                         *m_ledger, dtype);
   m_ledger->count("workspace", m_backend->workspace_bytes());
+  const ops::Tensor& grads = m_params->grads();
+  m_reducer = std::make_unique<core::GradientReducer>(
+      *ctx.comm, grads.as<float>(), static_cast<std::size_t>(grads.numel()), ctx.bucket_bytes,
+      ctx.overlap);
+  m_gradients_ready = [this](std::int64_t first_final) {
+    m_reducer->ready_from(static_cast<std::size_t>(first_final));
+  };
   const int s = options.image_size;
   m_images = m_ledger->make("images", dtype, {ctx.per_rank_batch, 3, s, s});
   m_labels = m_ledger->make("labels", ops::DType::int32, {ctx.per_rank_batch});
@@ -134,19 +141,17 @@ float ResNet50::loss_scale() const {
 void ResNet50::step(core::PhaseTimer& timer) {
   m_network->forward(m_images, m_labels, loss_scale(), 1.0f);
   timer.mark(kFwd);
-  m_network->backward(m_images, {});
+  m_network->backward(m_images, m_gradients_ready);
   timer.mark(kBwd);
-  m_ctx.comm->barrier();
+  if (!m_reducer->overlaps()) m_ctx.comm->barrier();
   timer.mark(kWait);
-  const ops::Tensor& grads = m_params->grads();
-  core::bucketed_all_reduce(*m_ctx.comm,
-                            std::span<float>(grads.as<float>(), std::size_t(grads.numel())),
-                            m_ctx.bucket_bytes, 1.0f);
+  m_reducer->finish();
   timer.mark(kAllreduce);
   ops::MasterUpdate update;
   if (m_params->compute_values().dtype() != ops::DType::fp32)
     update.copy = m_params->compute_values();
-  m_backend->sgd_momentum(m_params->values(), grads, m_params->velocity(), m_sgd, update);
+  m_backend->sgd_momentum(m_params->values(), m_params->grads(), m_params->velocity(), m_sgd,
+                          update);
   timer.mark(kOptimizer);
 }
 

@@ -5,12 +5,14 @@
 // holds the whole model and a share of the global batch; gradients are all-reduced in buckets.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/core/gradient_reducer.hpp"
 #include "harness/core/workload.hpp"
 #include "harness/job/job.hpp"
 #include "kernels/ops/memory_ledger.hpp"
@@ -96,13 +98,17 @@ class ResNet50 final : public core::Workload {
   ResNet50(const ResNet50&) = delete;
   ResNet50& operator=(const ResNet50&) = delete;
 
-  /// {"fwd", "bwd", "wait", "allreduce", "optimizer"}; "wait" is the barrier before the
-  /// gradient exchange (time spent waiting for the slowest rank: load imbalance).
+  /// {"fwd", "bwd", "wait", "allreduce", "optimizer"}. Without overlap, "wait" is the barrier
+  /// before the gradient exchange (time spent waiting for the slowest rank: load imbalance) and
+  /// "allreduce" the whole exchange; with overlap (ctx.overlap) the buckets are all-reduced
+  /// while backward runs, so "wait" is empty and "allreduce" is the communication that stayed
+  /// exposed after backward.
   std::vector<std::string> phase_names() const override;
   /// Forward to the loss (softmax cross-entropy scaled by 1 / global_batch), backward into the
-  /// flat gradient buffer, barrier, bucketed all-reduce (sum: the loss scale already makes it
-  /// the gradient of the global mean loss, also for uneven batches), SGD with momentum.
-  /// Collective over ctx.comm; allocates nothing.
+  /// flat gradient buffer, the bucketed all-reduce (core::GradientReducer: sum, the loss scale
+  /// already makes it the gradient of the global mean loss, also for uneven batches; started
+  /// bucket by bucket during backward with overlap), SGD with momentum. Collective over
+  /// ctx.comm; allocates nothing.
   void step(core::PhaseTimer& timer) override;
   /// Trainable parameters (count): resnet50_parameter_count(options).
   double params() const override;
@@ -147,6 +153,8 @@ class ResNet50 final : public core::Workload {
   std::unique_ptr<ops::MemoryLedger> m_ledger;
   std::unique_ptr<detail::ParameterArena> m_params;
   std::unique_ptr<detail::ResNet50Network> m_network;
+  std::unique_ptr<core::GradientReducer> m_reducer;
+  std::function<void(std::int64_t)> m_gradients_ready;  ///< backward's report to the reducer
   ops::Tensor m_images;
   ops::Tensor m_labels;
   double m_forward_macs = 0.0;

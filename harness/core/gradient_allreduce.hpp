@@ -1,17 +1,15 @@
 #pragma once
 // Data-parallel gradient averaging in fixed-size buckets, as PyTorch DDP does
 // (Li et al., "PyTorch Distributed", VLDB 2020): gradients are laid out flat and
-// all-reduced bucket by bucket, last layers first.
+// all-reduced bucket by bucket, last layers first (GradientReducer without overlap).
 
 #include <cstddef>
 #include <span>
 
 #include "harness/core/communicator.hpp"
+#include "harness/core/gradient_reducer.hpp"
 
 namespace scaletune::core {
-
-/// Number of buckets `count` floats fall into with buckets of `bucket_bytes` (>= 4) each.
-std::size_t bucket_count(std::size_t count, double bucket_bytes);
 
 /// Replaces `grads` ([count] floats, host) on every rank by the sum over ranks times `scale`
 /// (scale = 1/size() gives the mean), reducing buckets of at most `bucket_bytes` each from the

@@ -23,6 +23,8 @@ struct RankContext {
   /// global index of this rank's first sample in the step; 0 when per_rank_batch is 0
   int sample_offset = 0;
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
+  /// All-reduce gradient buckets while backward runs (comm.overlap), as PyTorch DDP does
+  bool overlap = true;
   std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
   std::int64_t memory_budget_bytes = 0;    ///< most this rank may allocate, bytes; 0: no limit
 };

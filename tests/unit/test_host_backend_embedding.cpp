@@ -112,7 +112,9 @@ auto host_table(std::vector<T>& v) {
 struct Gradient {
   std::vector<std::int64_t> rows = {1, 3, 4};
   std::vector<float> values = uniform_floats(3 * kDim, 3);
-  ops::SparseRows ops_view() { return {tensor_of(rows, {3}), tensor_of(values, {3, kDim}), 3}; }
+  ops::SparseRows ops_view() {
+    return {tensor_of(rows, {3}), tensor_of(values, {3, kDim}), 3, ops::Tensor()};
+  }
   SparseRowGrad host_view() {
     return {IndexVector(rows.data(), 3), Tensor2(values.data(), 3, kDim)};
   }

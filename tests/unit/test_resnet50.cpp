@@ -316,7 +316,8 @@ TEST(ResNet50Model, TrainingOnTheFixedBatchLowersTheLoss) {
 
 TEST(ResNet50Model, StepIsForwardBackwardBarrierAllReduceThenSgd) {
   SingleRankCommunicator comm;
-  const RankContext ctx = context(comm, 4, 4, 0);
+  RankContext ctx = context(comm, 4, 4, 0);
+  ctx.overlap = false;
   ResNet50 reference(kTiny, ctx);
   reference.forward_backward();
   ResNet50 model(kTiny, ctx);
@@ -337,6 +338,67 @@ TEST(ResNet50Model, StepIsForwardBackwardBarrierAllReduceThenSgd) {
     const float g = reference.gradients()[i];
     EXPECT_FLOAT_EQ(model.parameters()[i], p0 - sgd.lr * (g + sgd.weight_decay * p0)) << i;
   }
+}
+
+// One rank that logs each started all-reduce as "start <offset>+<count>" (offsets into the
+// model's gradients), each wait, and (through the phase timer's fence) each phase boundary.
+class StartLoggingCommunicator final : public scaletune::testing_support::FakeCommunicator {
+ public:
+  StartLoggingCommunicator() : FakeCommunicator(0, 1) {}
+  void start_all_reduce(const void* send, void*, std::size_t count, DType, ReduceOp) override {
+    log.push_back("start " + std::to_string(static_cast<const float*>(send) - base) + "+" +
+                  std::to_string(count));
+  }
+  void wait_started() override { log.push_back("wait"); }
+  void barrier() override { log.push_back("barrier"); }
+  const float* base = nullptr;
+  std::vector<std::string> log;
+};
+
+// The started all-reduces of one timed step, and where the phase fences fell among them.
+std::vector<std::string> logged_step(bool overlap) {
+  StartLoggingCommunicator comm;
+  RankContext ctx = context(comm, 2, 2, 0);
+  ctx.bucket_bytes = 16 * 1024;
+  ctx.overlap = overlap;
+  ResNet50 model(kTiny, ctx);
+  comm.base = model.gradients().data();
+  PhaseTimer timer(model.phase_names(), 1, [&] { comm.log.push_back("fence"); });
+  timer.begin_iteration(0);
+  model.step(timer);
+  return comm.log;
+}
+
+std::vector<std::string> starts(const std::vector<std::string>& log) {
+  std::vector<std::string> out;
+  for (const std::string& e : log)
+    if (e.rfind("start", 0) == 0) out.push_back(e);
+  return out;
+}
+
+TEST(ResNet50Model, OverlapStartsTheSameBucketsWhileBackwardRuns) {
+  const std::vector<std::string> sequential = logged_step(false);
+  const std::vector<std::string> overlapped = logged_step(true);
+  // The same all-reduces, in the same order and sizes, each bucket once.
+  ASSERT_EQ(starts(overlapped), starts(sequential));
+  ASSERT_GT(starts(sequential).size(), 2u);
+  // Fences: begin, fwd, bwd, ... Without overlap every bucket starts after backward's fence
+  // (and the barrier); with overlap the first buckets start before it.
+  const auto first_start = [](const std::vector<std::string>& log) {
+    return std::find_if(log.begin(), log.end(),
+                        [](const std::string& e) { return e.rfind("start", 0) == 0; }) -
+           log.begin();
+  };
+  const auto bwd_fence = [](const std::vector<std::string>& log) {
+    long fences = 0;
+    for (std::size_t i = 0; i < log.size(); ++i)
+      if (log[i] == "fence" && ++fences == 3) return long(i);
+    return long(log.size());
+  };
+  EXPECT_GT(first_start(sequential), bwd_fence(sequential));
+  EXPECT_LT(first_start(overlapped), bwd_fence(overlapped));
+  EXPECT_NE(std::find(sequential.begin(), sequential.end(), "barrier"), sequential.end());
+  EXPECT_EQ(std::find(overlapped.begin(), overlapped.end(), "barrier"), overlapped.end());
 }
 
 TEST(ResNet50Model, SynchronisedBatchNormReducesStatisticsOfEveryLayer) {
