@@ -93,14 +93,14 @@ void check_context(const core::RankContext& ctx) {
 }  // namespace
 
 ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext& ctx,
-                   const ops::SgdOptions& sgd)
+                   const ops::SgdOptions& sgd, job::DataType precision)
     : m_options(options), m_ctx(ctx), m_sgd(sgd) {
   check_context(ctx);
   const detail::ResNet50Plan plan = detail::resnet50_plan(options);
   const std::vector<LayerSpec> layers = detail::plan_layers(plan);
   m_forward_macs = total_macs(layers);
-  const ops::DType dtype = ops::DType::fp32;
   m_backend = make_backend(ctx);
+  const ops::DType dtype = compute_dtype(*m_backend, precision);
   m_ledger = std::make_unique<ops::MemoryLedger>(*m_backend, ctx.memory_budget_bytes);
   m_params = std::make_unique<detail::ParameterArena>(*m_ledger, total_parameters(layers), dtype);
   std::vector<float> initial(static_cast<std::size_t>(m_params->count()));
@@ -214,9 +214,11 @@ std::vector<int> ResNet50::labels() const {
 namespace {
 const bool registered =
     core::register_workload("resnet50",
-                            [](const job::WorkloadSpec& spec, const job::Config&,
+                            [](const job::WorkloadSpec& spec, const job::Config& config,
                                const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-                              return std::make_unique<ResNet50>(spec.resnet50, ctx);
+                              return std::make_unique<ResNet50>(spec.resnet50, ctx,
+                                                                ops::SgdOptions{},
+                                                                config.precision);
                             });
 }  // namespace
 

@@ -88,12 +88,13 @@ class ResNet50Network;
 /// takes its statistics over the global batch through ctx.comm.
 class ResNet50 final : public core::Workload {
  public:
-  /// Allocates everything step() uses. ctx.comm must outlive the workload. Throws
-  /// std::invalid_argument on bad options or ctx (no communicator, per_rank_batch < 1,
-  /// global_batch < per_rank_batch), std::bad_alloc when memory runs out
+  /// Allocates everything step() uses, activations in compute_dtype(backend, precision) (16-bit
+  /// on CUDA: tensor-core convolutions and GEMMs, fp32 master weights). ctx.comm must outlive
+  /// the workload. Throws std::invalid_argument on bad options or ctx (no communicator,
+  /// per_rank_batch < 1, global_batch < per_rank_batch), std::bad_alloc when memory runs out
   /// (core::MemoryBudgetExceeded past ctx.memory_budget_bytes, before allocating past it).
   ResNet50(const job::ResNet50Options& options, const core::RankContext& ctx,
-           const ops::SgdOptions& sgd = {});
+           const ops::SgdOptions& sgd = {}, job::DataType precision = job::DataType::fp32);
   ~ResNet50() override;
   ResNet50(const ResNet50&) = delete;
   ResNet50& operator=(const ResNet50&) = delete;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/core/communicator.hpp"
+#include "harness/core/device.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/job/job.hpp"
 
@@ -25,8 +26,10 @@ struct RankContext {
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   /// All-reduce gradient buckets while backward runs (comm.overlap), as PyTorch DDP does
   bool overlap = true;
-  std::uint64_t seed = 1;                  ///< seed for synthetic inputs and initial weights
-  std::int64_t memory_budget_bytes = 0;    ///< most this rank may allocate, bytes; 0: no limit
+  std::uint64_t seed = 1;                ///< seed for synthetic inputs and initial weights
+  std::int64_t memory_budget_bytes = 0;  ///< most this rank may allocate, bytes; 0: no limit
+  /// The device this rank computes on (outlives the workload); nullptr: the host
+  Device* device = nullptr;
 };
 
 /// What one rank served of one embedding table in a step (workloads with embedding tables).
