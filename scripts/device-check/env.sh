@@ -11,6 +11,7 @@
 #         OPAL_PREFIX, OPAL_SYSCONFDIR, PMIX_PKGDATADIR, PMIX_MCA_mca_base_component_path
 #                                 Open MPI's and PMIx's files in the bundle (a singleton run
 #                                 still starts Open MPI's orted, which needs them)
+#         OMPI_MCA_plm=isolated   orted started without ssh or rsh
 #         OMPI_ALLOW_RUN_AS_ROOT[_CONFIRM]  when run as root
 
 SCALETUNE_BUNDLE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -65,6 +66,9 @@ export OPAL_PREFIX=$SCALETUNE_BUNDLE/openmpi
 export OPAL_SYSCONFDIR=$SCALETUNE_BUNDLE/openmpi/etc
 export PMIX_PKGDATADIR=$SCALETUNE_BUNDLE/pmix/share/pmix
 export PMIX_MCA_mca_base_component_path=$SCALETUNE_BUNDLE/pmix/lib/pmix
+# orted starts on this machine alone: the rsh launcher (Open MPI's default) refuses to start it
+# when there is no ssh or rsh, as on a bare machine.
+export OMPI_MCA_plm=isolated
 if [ "$(id -u)" -eq 0 ]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi

@@ -89,9 +89,11 @@ step_environment() {
     else
       echo "no python3 to ask the libraries for their versions"
     fi
-    echo "== libraries the binaries cannot find"
+    echo "== libraries and symbols the binaries cannot find (ldd -r: an older CUDA library shows here)"
     local missing
-    missing=$(for f in "$bundle"/bin/* "$bundle"/tests/*; do ldd "$f" | grep 'not found'; done | sort -u)
+    missing=$(for f in "$bundle"/bin/* "$bundle"/tests/*; do
+      ldd -r "$f" 2>&1 | grep -E 'not found|undefined symbol' | sed "s|^|$(basename "$f"): |"
+    done | sort -u)
     echo "${missing:-none}"
     [ -z "$missing" ] || failed=1
     echo "== scaletune --version"

@@ -129,9 +129,16 @@ elif ! unshare -m true 2>/dev/null; then
   echo "SKIP hidden-system checks: unshare -m does not work here"
 else
   export -f hidden_checks check_libraries lib_report fail is_runtime_library is_cuda_library
-  export bundle work
-  unshare -m bash "$here/hidden_system.sh" "$bundle" bash -c hidden_checks
-  echo "singleton run with the system's libraries hidden: ok"
+  export bundle work here
+  # A network namespace too where one can be made: loopback only, nothing outside reachable.
+  if unshare -mn ip link set lo up 2>/dev/null; then
+    # shellcheck disable=SC2016  # expanded by the inner shell, from the exported variables
+    unshare -mn bash -c 'ip link set lo up && bash "$here/hidden_system.sh" "$bundle" bash -c hidden_checks'
+    echo "singleton run with the system's libraries hidden, loopback network only: ok"
+  else
+    unshare -m bash "$here/hidden_system.sh" "$bundle" bash -c hidden_checks
+    echo "singleton run with the system's libraries hidden: ok"
+  fi
 fi
 
 # --- what the singleton run wrote, and what run-checks.sh reported ----------------------------
