@@ -25,6 +25,14 @@ fi
 mkdir -p "$outdir/device" || exit 2
 outdir=$(cd "$outdir" && pwd)
 
+# PyTorch runs in the caller's environment (caller_env CMD...): its wheels bring their own
+# libraries, and the bundle's lib/ (OpenSSL, zlib, ... of the build machine) must not replace the
+# machine's there.
+if [ -n "${LD_LIBRARY_PATH-}" ]; then
+  caller_env=(env "LD_LIBRARY_PATH=$LD_LIBRARY_PATH")
+else
+  caller_env=(env -u LD_LIBRARY_PATH)
+fi
 # shellcheck source-path=SCRIPTDIR source=env.sh
 source "$bundle/env.sh"
 
@@ -145,7 +153,8 @@ step_sweep() {
 torch_python() {
   local python
   for python in "$SCALETUNE_PYTHON" /usr/bin/python3 "$(command -v python3)"; do
-    [ -x "$python" ] && "$python" -c 'import torch, h5py' 2>/dev/null && echo "$python" && return
+    [ -x "$python" ] && "${caller_env[@]}" "$python" -c 'import torch, h5py' 2>/dev/null &&
+      echo "$python" && return
   done
 }
 
@@ -157,7 +166,7 @@ step_compare() {
     rc=1
   else
     deadline_s=$budget_s
-    run_step 180 "$log" "$python" "$bundle/compare-pytorch.py" \
+    run_step 180 "$log" "${caller_env[@]}" "$python" "$bundle/compare-pytorch.py" \
       --jobs "$bundle/jobs" --results "$outdir"
   fi
   cat "$log"
