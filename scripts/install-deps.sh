@@ -15,6 +15,7 @@ packages=(
   gnuplot-nox
   libgtest-dev libbenchmark-dev
   python3-h5py
+  patchelf libblas3 liblapack3   # the GPU node bundle (scripts/make-device-bundle.sh)
 )
 
 missing=()
