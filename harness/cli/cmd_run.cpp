@@ -16,7 +16,7 @@
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
 #include "harness/core/error_context.hpp"
-#include "harness/core/host_device.hpp"
+#include "harness/job/device_selection.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
@@ -74,6 +74,8 @@ RunBackend backend_for(const job::JobSpec& spec) {
     return choose_run_backend(spec, MPI_COMM_WORLD);
   } catch (const core::BackendUnavailable& e) {
     throw core::BackendUnavailable(spec.path + ": " + e.what());
+  } catch (const job::DeviceUnavailable& e) {
+    throw core::BackendUnavailable(spec.path + ": " + e.what());
   }
 }
 
@@ -122,10 +124,11 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   options.provenance = command_provenance(argc, argv);
   options.blas = kernels::blas_description();
   RunBackend backend = backend_for(spec);
-  core::set_error_context(rank, mpi::processor_name(),
-                          backend.device ? backend.device->label : core::HostDevice().name());
+  core::set_error_context(rank, mpi::processor_name(), backend.device->name());
   options.make_communicator = std::move(backend.make);
-  options.device = backend.device;
+  options.rank_device = backend.device.get();
+  options.device_kind = backend.device_kind;
+  options.device = backend.bound;
   options.cuda_runtime = backend.cuda_runtime;
   options.nccl_version = backend.nccl_version;
   std::ostream& out = std::cout;

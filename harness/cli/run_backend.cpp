@@ -2,12 +2,15 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "harness/core/backend_choice.hpp"
+#include "harness/core/host_device.hpp"
+#include "harness/job/device_selection.hpp"
 #include "harness/mpi/communicator_factory.hpp"
 #include "harness/mpi/device_binding.hpp"
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
-#include "harness/mpi/status_agreement.hpp"
 #ifdef SCALETUNE_HAVE_NCCL
 #include "harness/device/cuda_context.hpp"
 #include "harness/device/cuda_device.hpp"
@@ -19,60 +22,74 @@ namespace scaletune::cli {
 
 namespace {
 
+constexpr std::size_t kDeviceNameBytes = 256;  // cudaDeviceProp::name
+
 #ifdef SCALETUNE_HAVE_NCCL
-constexpr bool kNcclBuilt = true;
-int cuda_devices() {
-  return device::device_count();
+constexpr bool kCudaBuilt = true;
+
+// This rank's CUDA devices and the one it would bind to.
+job::RankDevices local_devices(MPI_Comm world) {
+  job::RankDevices mine;
+  mine.cuda_devices = device::device_count();
+  if (mine.cuda_devices == 0) return mine;
+  const device::DeviceInfo info =
+      device::device_info(mpi::device_for_rank(mpi::local_rank(world), mine.cuda_devices));
+  mine.device = info.name;
+  mine.compute_capability = 10 * info.compute_major + info.compute_minor;
+  return mine;
 }
 #else
-constexpr bool kNcclBuilt = false;
-int cuda_devices() {
-  return 0;
+constexpr bool kCudaBuilt = false;
+
+job::RankDevices local_devices(MPI_Comm) {
+  return {};
 }
 #endif
 
-// This rank's choice, or why the requested backend cannot run here.
-struct LocalChoice {
-  std::string name;
-  std::string error;
-};
-
-// Where this rank's buffers live: on its device only for the collective benchmark (the training
-// workloads run on the host until the runner places them by [devices] kind), when it has one and
-// devices.kind is not "host".
-job::DeviceKind local_device_kind(const job::JobSpec& job, int devices) {
-  const bool on_device = job.workload.kind == "collectives" &&
-                         job.devices.kind != job::DeviceKindRequest::host && devices > 0;
-  return on_device ? job::DeviceKind::cuda : job::DeviceKind::host;
+// Every rank's RankDevices (rank, host, device count, device name, compute capability).
+std::vector<job::RankDevices> gathered_devices(MPI_Comm world) {
+  const job::RankDevices mine = local_devices(world);
+  const std::vector<std::string> hosts = mpi::host_names(world);
+  const std::vector<std::string> names = mpi::gathered_text(world, mine.device, kDeviceNameBytes);
+  const int facts[2] = {mine.cuda_devices, mine.compute_capability};
+  std::vector<int> all(2 * hosts.size());
+  SCALETUNE_MPI_CHECK(MPI_Allgather(facts, 2, MPI_INT, all.data(), 2, MPI_INT, world));
+  std::vector<job::RankDevices> ranks(hosts.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r)
+    ranks[r] = {static_cast<int>(r), hosts[r], all[2 * r], names[r], all[2 * r + 1]};
+  return ranks;
 }
 
-LocalChoice local_choice(const job::JobSpec& job, int devices) {
-  if (job.workload.kind != "collectives" && job.comm.backend == job::CommBackend::nccl)
-    return {"", "comm.backend = \"nccl\" needs workload.kind = \"" + job.workload.kind +
-                    "\" on CUDA devices, but this version trains it on the host (its CUDA path "
-                    "is not in the runner yet); use \"mpi\" or \"auto\""};
-  try {
-    return {core::choose_backend(job.comm.backend, local_device_kind(job, devices), kNcclBuilt),
-            ""};
-  } catch (const core::BackendUnavailable& e) {
-    return {"", e.what()};
-  }
+// Throws core::BackendUnavailable when a training workload would hand device memory to MPI.
+void require_device_communicator(const job::JobSpec& job, core::DeviceKind kind,
+                                 const std::string& backend) {
+  if (kind != core::DeviceKind::cuda || backend != "mpi" || job.workload.kind == "collectives")
+    return;
+  throw core::BackendUnavailable(
+      "comm.backend = \"mpi\" cannot serve workload.kind = \"" + job.workload.kind +
+      "\" on CUDA devices: its gradients live in device memory and this Open MPI is not "
+      "CUDA-aware; use comm.backend = \"nccl\" or \"auto\", or [devices] kind = \"host\"");
 }
 
-// NCCL on this rank's device: the factory and what /system records.
-RunBackend nccl_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] int devices) {
+// This rank's CUDA device, NCCL or MPI communicators on it and what /system records.
+RunBackend cuda_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] const std::string& name) {
   RunBackend b;
-  b.name = "nccl";
+  b.device_kind = core::DeviceKind::cuda;
+  b.name = name;
 #ifdef SCALETUNE_HAVE_NCCL
-  const int ordinal = mpi::device_for_rank(mpi::local_rank(world), devices);
+  const int ordinal = mpi::device_for_rank(mpi::local_rank(world), device::device_count());
   auto context = std::make_shared<device::CudaContext>(ordinal);
-  b.device = mpi::BoundDevice{context->name(), context->info().memory_bytes};
+  b.bound = mpi::BoundDevice{context->name(), context->info().memory_bytes};
   b.cuda_runtime = device::runtime_version();
-  b.nccl_version = nccl::nccl_version();
-  b.make = [context](MPI_Comm comm) {
-    return std::make_unique<nccl::NcclCommunicator>(comm, *context);
-  };
-  b.context = std::move(context);
+  if (name == "nccl") {
+    b.nccl_version = nccl::nccl_version();
+    b.make = [context](MPI_Comm comm) {
+      return std::make_unique<nccl::NcclCommunicator>(comm, *context);
+    };
+  } else {
+    b.make = mpi::mpi_communicator_factory();
+  }
+  b.device = std::move(context);
 #endif
   return b;
 }
@@ -80,15 +97,18 @@ RunBackend nccl_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] int de
 }  // namespace
 
 RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world) {
-  const int devices = cuda_devices();
-  const LocalChoice choice = local_choice(job, devices);
-  const mpi::AgreedStatus agreed = mpi::agree_status(
-      world, choice.error.empty() ? results::Status::ok : results::Status::error, choice.error);
-  if (agreed.status != results::Status::ok) throw core::BackendUnavailable(agreed.error);
-  int nccl_everywhere = choice.name == "nccl" ? 1 : 0;
-  SCALETUNE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &nccl_everywhere, 1, MPI_INT, MPI_MIN, world));
-  if (nccl_everywhere) return nccl_backend(world, devices);
-  return RunBackend{"mpi", mpi::mpi_communicator_factory(), std::nullopt, nullptr, "", ""};
+  const std::vector<job::RankDevices> ranks = gathered_devices(world);
+  const core::DeviceKind kind = job::choose_device_kind(job.devices.kind, ranks, kCudaBuilt);
+  for (const job::DataType precision : job.sweep.precision)
+    job::check_precision_on_devices(precision, kind, ranks);
+  const std::string name = core::choose_backend(job.comm.backend, kind, kCudaBuilt);
+  require_device_communicator(job, kind, name);
+  if (kind == core::DeviceKind::cuda) return cuda_backend(world, name);
+  RunBackend b;
+  b.name = name;
+  b.make = mpi::mpi_communicator_factory();
+  b.device = std::make_shared<core::HostDevice>();
+  return b;
 }
 
 }  // namespace scaletune::cli

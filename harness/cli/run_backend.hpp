@@ -1,6 +1,7 @@
 #pragma once
-// The communicator backend of a run ([comm] backend): which one, on which device, and what
-// /system records about it. The command line links every backend this build has.
+// Where a run's workloads compute ([devices] kind) and how they communicate ([comm] backend):
+// each rank's device for the launch, the configurations' communicators, and what /system records
+// about them. The command line links every backend this build has.
 
 #include <mpi.h>
 
@@ -15,26 +16,28 @@
 
 namespace scaletune::cli {
 
-/// A run's backend, the same on every rank.
+/// A run's device kind and communicator backend, the same on every rank, and this rank's device.
 struct RunBackend {
-  std::string name;                        ///< "mpi" or "nccl"
-  mpi::CommunicatorFactory make;           ///< the configurations' communicators
-  std::optional<mpi::BoundDevice> device;  ///< this rank's CUDA device (nccl only)
-  /// This rank's device context for the launch (nccl: its device::CudaContext, which `make`'s
-  /// communicators use); null for mpi. Held for the whole launch.
-  std::shared_ptr<core::Device> context;
-  std::string cuda_runtime;  ///< /system cuda_runtime (nccl only)
-  std::string nccl_version;  ///< /system nccl_version (nccl only)
+  core::DeviceKind device_kind = core::DeviceKind::host;  ///< where every workload computes
+  std::string name;                                       ///< communicator: "mpi" or "nccl"
+  mpi::CommunicatorFactory make;                          ///< the configurations' communicators
+  /// This rank's device for the whole launch: a device::CudaContext bound to its GPU (cuda), or
+  /// a core::HostDevice; `make`'s communicators and the workloads use it.
+  std::shared_ptr<core::Device> device;
+  std::optional<mpi::BoundDevice> bound;  ///< this rank's CUDA device for /system/ranks (cuda)
+  std::string cuda_runtime;               ///< /system cuda_runtime (cuda)
+  std::string nccl_version;               ///< /system nccl_version (nccl)
 };
 
-/// Collective over `world`: chooses the backend for job.comm.backend (core::choose_backend;
-/// only the collective benchmark runs on device memory today, on a rank with a CUDA device
-/// unless devices.kind = "host") and, for NCCL, binds each rank to device local_rank % visible
-/// devices (mpi::device_for_rank) by creating its one device::CudaContext for the launch, which
-/// every configuration's NcclCommunicator shares. "nccl" for a training kind is refused: this
-/// version trains them on the host. "auto" picks NCCL only when every rank can use it. Throws
-/// core::BackendUnavailable on every rank, with the message of the lowest failing rank, when the
-/// requested backend cannot run.
+/// Collective over `world`. Gathers what every rank sees of CUDA (device count, the device it
+/// would bind: local_rank % visible devices, mpi::device_for_rank, and its compute capability),
+/// resolves job.devices.kind (job::choose_device_kind: auto is cuda when every rank has a
+/// device), checks every swept precision on those devices (job::check_precision_on_devices),
+/// chooses the communicator (core::choose_backend: auto is NCCL on cuda) and makes this rank's
+/// device. On cuda a training workload needs NCCL (this Open MPI is not CUDA-aware); the
+/// collective benchmark may also time MPI on host buffers. Throws job::DeviceUnavailable or
+/// core::BackendUnavailable on every rank, the same message everywhere (naming the rank, its
+/// host and what to use instead), when the job cannot run on this launch.
 RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world);
 
 }  // namespace scaletune::cli

@@ -1,6 +1,5 @@
 #include "config_runner.hpp"
 
-#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -9,12 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "harness/core/host_device.hpp"
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/device_selection.hpp"
 #include "harness/job/sweep.hpp"
-#include "harness/mpi/mpi_communicator.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/node_placement.hpp"
 #include "harness/mpi/outcome.hpp"
@@ -28,17 +27,24 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// The job file's devices.memory_gib for world rank `world_rank`, else this rank's share of the
-// host's available memory; bytes.
-std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int world_rank, MPI_Comm native) {
+// The job file's devices.memory_gib for world rank `world_rank`, else 90% of the device's free
+// memory (cuda) or this rank's share of the host's available memory; bytes.
+std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int world_rank, MPI_Comm native,
+                                 const RankTarget& target) {
   const std::vector<double>& gib = devices.memory_gib;
-  if (gib.empty()) return core::host_memory_budget_bytes(node_placement(native).local_size);
-  const double value = gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(world_rank));
-  return static_cast<std::int64_t>(value * static_cast<double>(1LL << 30));
+  if (!gib.empty()) {
+    const double value =
+        gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(world_rank));
+    return static_cast<std::int64_t>(value * static_cast<double>(1LL << 30));
+  }
+  if (target.device_kind == core::DeviceKind::cuda && target.device != nullptr)
+    return target.device->memory_free_bytes() / 10 * 9;
+  return core::host_memory_budget_bytes(node_placement(native).local_size);
 }
 
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
-                               core::Communicator& comm, MPI_Comm native, int world_rank) {
+                               core::Communicator& comm, MPI_Comm native, int world_rank,
+                               const RankTarget& target) {
   const auto r = static_cast<std::size_t>(comm.rank());
   const auto& prb = config.per_rank_batch;
   core::RankContext ctx;
@@ -49,8 +55,10 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   ctx.sample_offset =
       prb.empty() ? 0 : std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
+  ctx.overlap = job.comm.overlap;
   ctx.seed = job.run.seed;
-  ctx.memory_budget_bytes = memory_budget_bytes(job.devices, world_rank, native);
+  ctx.memory_budget_bytes = memory_budget_bytes(job.devices, world_rank, native, target);
+  ctx.device = target.device;
   return ctx;
 }
 
@@ -69,10 +77,15 @@ bool all_ok(MPI_Comm comm, const Outcome& out) {
 }
 
 // Warm-up and timed iterations; each iteration ends with the ranks agreeing on the status.
+// The phase timer's fence: the rank's device (every stream) and its communicator.
 Timings iterate(core::Workload& workload, const job::RunSpec& run, const Deadline& deadline,
-                MPI_Comm comm, Outcome& out) {
+                MPI_Comm comm, core::Device& device, core::Communicator& communicator,
+                Outcome& out) {
   const auto iterations = static_cast<std::size_t>(run.iterations);
-  core::PhaseTimer timer(workload.phase_names(), iterations, [] { Kokkos::fence(); });
+  core::PhaseTimer timer(workload.phase_names(), iterations, [&] {
+    device.fence();
+    communicator.synchronize();
+  });
   bool ok = true;
   for (int i = 0; i < run.warmup && ok; ++i) {
     guarded(out, [&] { workload.step(timer); });
@@ -121,11 +134,11 @@ void gather(const Timings& t, MPI_Comm comm, results::ConfigResult& r) {
   r.harness_overhead_fraction = (measured_s - in_iterations) / measured_s;
 }
 
-// The training workloads run on the host in this version: a precision the kind cannot train in
-// there (devices.kind "auto" lets the parser pass it) fails the configuration instead of running
-// in another precision under its name.
-void require_host_precision(const job::Config& config) {
-  if (config.precision == job::DataType::fp32 ||
+// A precision the kind cannot train in on the host (devices.kind "auto" lets the parser pass it)
+// fails the configuration of a host launch instead of running in another precision under its
+// name.
+void require_host_precision(const job::Config& config, core::DeviceKind kind) {
+  if (kind != core::DeviceKind::host || config.precision == job::DataType::fp32 ||
       job::precision_supported_on_host(config.workload, config.precision))
     return;
   throw std::invalid_argument(job::unsupported_on_host_message(config.workload, config.precision) +
@@ -155,16 +168,21 @@ results::ConfigResult describe(const job::Config& config) {
 }
 
 ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                     std::span<const int> world_ranks) {
+                     std::span<const int> world_ranks, const RankTarget& target) {
   results::ConfigResult result = describe(config);
+  result.device_kind = job::device_kind_text(target.device_kind);
   const Deadline deadline(job.run.timeout_s);
-  MpiCommunicator communicator(comm);
-  const core::RankContext ctx = rank_context(
-      job, config, communicator, comm, world_ranks[static_cast<std::size_t>(communicator.rank())]);
+  core::HostDevice host;
+  core::Device& device = target.device != nullptr ? *target.device : host;
   Outcome out;
+  std::unique_ptr<core::Communicator> communicator;
   std::unique_ptr<core::Workload> workload;
   guarded(out, [&] {
-    require_host_precision(config);
+    communicator = target.make_communicator(comm);
+    const int rank = communicator->rank();
+    const core::RankContext ctx = rank_context(job, config, *communicator, comm,
+                                               world_ranks[static_cast<std::size_t>(rank)], target);
+    require_host_precision(config, target.device_kind);
     if (const auto& describe = core::config_describer(config.workload))
       for (const auto& [key, value] : describe(job.workload, config))
         result.text_attrs[key] = value;
@@ -172,11 +190,13 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   });
   deadline.check(out);
   Timings timings;
-  if (all_ok(comm, out)) timings = iterate(*workload, job.run, deadline, comm, out);
+  if (all_ok(comm, out))
+    timings = iterate(*workload, job.run, deadline, comm, device, *communicator, out);
   const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;
-  result.text_attrs["comm_backend"] = communicator.backend();
+  if (communicator) result.text_attrs["comm_backend"] = communicator->backend();
+  result.number_attrs["overlap"] = job.comm.overlap ? 1.0 : 0.0;
   result.number_attrs["bucket_mib"] = job.comm.bucket_mib;
   if (workload) {
     result.params = workload->params();

@@ -7,7 +7,9 @@
 #include <optional>
 #include <span>
 
+#include "harness/core/device.hpp"
 #include "harness/job/job.hpp"
+#include "harness/mpi/communicator_factory.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/results/result_types.hpp"
 
@@ -21,6 +23,13 @@ struct ConfigRun {
   std::optional<DeviceLoss> device_lost;
 };
 
+/// Where a configuration's ranks compute and how they communicate.
+struct RankTarget {
+  const CommunicatorFactory& make_communicator;  ///< the configuration's communicator
+  core::Device* device = nullptr;                ///< this rank's device; nullptr: the host
+  core::DeviceKind device_kind = core::DeviceKind::host;
+};
+
 /// Collective over `comm` (whose size must equal config.ranks). Never throws for a failing
 /// configuration: an allocation failure is status oom, exceeding job.run.timeout_s (checked
 /// between iterations) is timeout, any other exception on any rank is error, with the first
@@ -30,8 +39,12 @@ struct ConfigRun {
 /// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.
 /// world_ranks[i] is the launch's world rank of rank i of `comm`; a per-rank
 /// devices.memory_gib list is indexed by it (the job file lists memory by world rank).
+/// `target`: the communicators to make over `comm`, this rank's device (the workload's ops run
+/// there; the phase timer fences it and the communicator) and the launch's device kind. The
+/// memory budget is devices.memory_gib, else 90% of the device's free memory (cuda) or the
+/// rank's share of the host's available memory.
 ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                     std::span<const int> world_ranks);
+                     std::span<const int> world_ranks, const RankTarget& target);
 
 /// Fills step_time_median, step_time_p95 (s) and throughput = global_batch / median step time
 /// (samples/s) from r.step_time (non-empty).

@@ -13,8 +13,13 @@ namespace scaletune::mpi {
 /// Throws MpiError when the call fails.
 std::string processor_name();
 
-/// Every rank's processor_name(), index = rank in `comm` (one MPI_Allgather of
+/// Every rank's processor_name(), index = rank in `comm` (gathered_text of
 /// MPI_MAX_PROCESSOR_NAME bytes per rank). Collective over `comm`; throws MpiError.
 std::vector<std::string> host_names(MPI_Comm comm);
+
+/// Every rank's `text`, index = rank in `comm`: one MPI_Allgather of `width` bytes per rank, so
+/// each text is cut to its first `width` bytes (and at its first NUL). Collective over `comm`;
+/// throws MpiError.
+std::vector<std::string> gathered_text(MPI_Comm comm, const std::string& text, std::size_t width);
 
 }  // namespace scaletune::mpi

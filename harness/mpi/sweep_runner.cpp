@@ -162,7 +162,9 @@ struct MemberRun {
 MemberRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
                      const std::optional<results::LaunchRecord>& launch) {
   if (config.workload != "collectives") {
-    ConfigRun run = run_config(ctx.job, config, sub.get(), sub.parent_ranks());
+    ConfigRun run = run_config(
+        ctx.job, config, sub.get(), sub.parent_ranks(),
+        {ctx.options.make_communicator, ctx.options.rank_device, ctx.options.device_kind});
     return {std::move(run.config), {}, std::move(run.device_lost)};
   }
   CollectivesRun run = run_collectives_config(
@@ -269,7 +271,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   system.cuda_runtime = options.cuda_runtime;
   system.nccl_version = options.nccl_version;
   // Ranks bound to a device (today: the collective benchmark on NCCL) ran on CUDA.
-  system.device_kind = options.device ? "cuda" : results::kHostDeviceKind;
+  system.device_kind = job::device_kind_text(options.device_kind);
   const std::vector<std::string> hosts = host_names(world);
   const SweepContext ctx{job, options, hosts, system, provenance.created_utc, progress};
 

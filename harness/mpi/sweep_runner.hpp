@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/core/device.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
 #include "harness/mpi/system_info.hpp"
@@ -53,9 +54,14 @@ struct SweepOptions {
   bool resume = false;             ///< keep the file's configurations and skip those stored as ok
   results::Provenance provenance;  ///< root attributes (created_utc and job_toml filled in here)
   std::string blas;                ///< host BLAS description for /system
-  /// Communicator of the collective benchmark (workload kind "collectives"); training
-  /// workloads run on host memory over MPI.
+  /// The configurations' communicators (NCCL or MPI; training workloads on CUDA need a
+  /// device-memory one).
   CommunicatorFactory make_communicator = mpi_communicator_factory();
+  /// This rank's compute device for the launch (a CUDA context or the host), outliving the
+  /// sweep; nullptr: the host.
+  core::Device* rank_device = nullptr;
+  /// Where every workload computes: /system and every configuration record it.
+  core::DeviceKind device_kind = core::DeviceKind::host;
   /// This rank's device for /system/ranks; nullopt: the host core it runs on.
   std::optional<BoundDevice> device;
   std::string cuda_runtime;  ///< /system cuda_runtime, empty when no CUDA runtime was used

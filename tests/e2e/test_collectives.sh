@@ -60,7 +60,7 @@ if [ "$status" = 0 ]; then
   echo "a CUDA device is present: the NCCL backend ran; skipping the no-device check"
 else
   [ "$status" = 2 ] || fail "nccl without a device exited $status, expected 2: $out"
-  expect_match "$out" 'nccl\.toml: rank 0: comm\.backend = "nccl" needs' "names the job file and key"
+  expect_match "$out" 'nccl\.toml: comm\.backend = "nccl" needs CUDA devices' "names the job file and key"
   expect_match "$out" 'use "mpi" or "auto"' "says what would work"
   [ ! -e nccl.h5 ] || fail "a result file was written for a run that could not start"
 fi
@@ -73,16 +73,31 @@ run_status "$SCALETUNE" plan host.toml
 expect_match "$out" 'host\.toml:[0-9]+:.*backend.*comm\.backend = "nccl".*devices\.kind = "host"' \
   "names the file, the line and both keys"
 
-# A training kind with NCCL: accepted by the parser, refused at run time (trained on the host).
+# A training kind with NCCL: accepted by the parser; without a CUDA device on every rank it
+# cannot run (training on CUDA needs NCCL, NCCL needs the devices).
 tiny_job nccl_train "[1]" "[2]" 1
 printf '[comm]\nbackend = "nccl"\n' >>nccl_train.toml
 run_status "$SCALETUNE" plan nccl_train.toml
 [ "$status" = 0 ] || fail "plan of resnet50 with nccl exited $status: $out"
 run_status $MPIEXEC -n 1 "$SCALETUNE" run nccl_train.toml
-[ "$status" = 2 ] || fail "run of resnet50 with nccl exited $status, expected 2: $out"
-expect_match "$out" 'nccl_train\.toml: rank 0: comm\.backend = "nccl" needs workload\.kind = "resnet50"' \
-  "names the job file, the key and the kind"
-[ ! -e nccl_train.h5 ] || fail "a result file was written for a run that could not start"
+if [ "$status" != 0 ]; then
+  [ "$status" = 2 ] || fail "run of resnet50 with nccl exited $status, expected 2: $out"
+  expect_match "$out" 'nccl_train\.toml: comm\.backend = "nccl" needs CUDA devices' \
+    "names the job file and the key"
+  [ ! -e nccl_train.h5 ] || fail "a result file was written for a run that could not start"
+fi
+
+# [devices] kind = "cuda" where a rank has no device: exit 2 naming the rank, its host and what
+# to use instead, nothing written.
+tiny_job cuda_train "[1]" "[2]" 1
+printf '[devices]\nkind = "cuda"\n' >>cuda_train.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run cuda_train.toml
+if [ "$status" != 0 ]; then
+  [ "$status" = 2 ] || fail "kind cuda without devices exited $status, expected 2: $out"
+  expect_match "$out" 'cuda_train\.toml: devices\.kind = "cuda" needs .*rank 0 on [^ ]+ sees none' "names the rank and its host"
+  expect_match "$out" 'kind = "host"' "says what to use instead"
+  [ ! -e cuda_train.h5 ] || fail "a result file was written for a run that could not start"
+fi
 
 # auto picks MPI here (no device, or no NCCL build).
 sed -e 's|^backend = .*|backend = "auto"|' -e 's|^output = .*|output = "auto.h5"|' \
