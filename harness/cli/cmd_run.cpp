@@ -15,9 +15,12 @@
 #include "harness/cli/run_backend.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
+#include "harness/core/error_context.hpp"
+#include "harness/core/host_device.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "kernels/host/blas_info.hpp"
@@ -119,6 +122,8 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   options.provenance = command_provenance(argc, argv);
   options.blas = kernels::blas_description();
   RunBackend backend = backend_for(spec);
+  core::set_error_context(rank, mpi::processor_name(),
+                          backend.device ? backend.device->label : core::HostDevice().name());
   options.make_communicator = std::move(backend.make);
   options.device = backend.device;
   options.cuda_runtime = backend.cuda_runtime;
@@ -137,6 +142,7 @@ int run_command(int argc, char** argv) {
   MpiSession mpi(argc, argv);
   int rank = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+  core::set_error_context(rank, mpi::processor_name(), "");  // the device once it is bound
   kernels::set_blas_threads(1);  // one rank stands for one device (one core)
   // Kokkos reads its settings from KOKKOS_* variables, not from argv, so it never consumes or
   // answers the command line's options.
@@ -154,6 +160,10 @@ int run_command(int argc, char** argv) {
   } catch (const core::BackendUnavailable& e) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kBadInput;
+  } catch (const mpi::SweepStopped& e) {
+    // Every rank throws it; the configuration and the rank's message are already recorded.
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kRunFailed;
   } catch (const mpi::OutputError& e) {
     if (rank == 0) std::cerr << "scaletune run: cannot write the result file: " << e.what() << "\n";
     return kBadInput;

@@ -1,6 +1,7 @@
 #include "run_backend.hpp"
 
 #include <memory>
+#include <utility>
 
 #include "harness/core/backend_choice.hpp"
 #include "harness/mpi/communicator_factory.hpp"
@@ -8,9 +9,10 @@
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #ifdef SCALETUNE_HAVE_NCCL
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/cuda_device.hpp"
 #include "harness/nccl/nccl_communicator.hpp"
 #include "harness/nccl/nccl_version.hpp"
-#include "kernels/cuda/cuda_device.hpp"
 #endif
 
 namespace scaletune::cli {
@@ -20,7 +22,7 @@ namespace {
 #ifdef SCALETUNE_HAVE_NCCL
 constexpr bool kNcclBuilt = true;
 int cuda_devices() {
-  return kernels::cuda::device_count();
+  return device::device_count();
 }
 #else
 constexpr bool kNcclBuilt = false;
@@ -49,15 +51,15 @@ RunBackend nccl_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] int de
   RunBackend b;
   b.name = "nccl";
 #ifdef SCALETUNE_HAVE_NCCL
-  const int device = mpi::device_for_rank(mpi::local_rank(world), devices);
-  const kernels::cuda::DeviceInfo info = kernels::cuda::device_info(device);
-  b.device =
-      mpi::BoundDevice{"cuda:" + std::to_string(device) + " " + info.name, info.memory_bytes};
-  b.cuda_runtime = kernels::cuda::runtime_version();
+  const int ordinal = mpi::device_for_rank(mpi::local_rank(world), devices);
+  auto context = std::make_shared<device::CudaContext>(ordinal);
+  b.device = mpi::BoundDevice{context->name(), context->info().memory_bytes};
+  b.cuda_runtime = device::runtime_version();
   b.nccl_version = nccl::nccl_version();
-  b.make = [device](MPI_Comm comm) {
-    return std::make_unique<nccl::NcclCommunicator>(comm, device);
+  b.make = [context](MPI_Comm comm) {
+    return std::make_unique<nccl::NcclCommunicator>(comm, *context);
   };
+  b.context = std::move(context);
 #endif
   return b;
 }
@@ -73,7 +75,7 @@ RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world) {
   int nccl_everywhere = choice.name == "nccl" ? 1 : 0;
   SCALETUNE_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &nccl_everywhere, 1, MPI_INT, MPI_MIN, world));
   if (nccl_everywhere) return nccl_backend(world, devices);
-  return RunBackend{"mpi", mpi::mpi_communicator_factory(), std::nullopt, "", ""};
+  return RunBackend{"mpi", mpi::mpi_communicator_factory(), std::nullopt, nullptr, "", ""};
 }
 
 }  // namespace scaletune::cli

@@ -101,6 +101,25 @@ class Communicator {
   /// Copies root's send [count] to every rank's recv [count] (send is read on root only).
   /// In place: send == recv.
   virtual void broadcast(const void* send, void* recv, std::size_t count, DType type, int root) = 0;
+  /// Starts recv[i] = op over ranks of send[i], [count] elements (as all_reduce; in place:
+  /// send == recv), and may return before it completes, so work can overlap it (a gradient
+  /// bucket while backward goes on). send and recv must stay untouched, and neither read nor
+  /// written, until wait_started() returns. Any number may be started before one
+  /// wait_started(); every rank starts the same ones in the same order. Default: all_reduce
+  /// (complete on return).
+  virtual void start_all_reduce(const void* send, void* recv, std::size_t count, DType type,
+                                ReduceOp op) {
+    all_reduce(send, recv, count, type, op);
+  }
+  /// Drives the started collectives without blocking (host backends: MPI progress); true when
+  /// all have completed (results may still need wait_started() to be final, e.g. an average's
+  /// division). Default: true.
+  virtual bool progress_started() { return true; }
+  /// Returns once every started collective has completed (device backends: once work queued
+  /// afterwards on the compute stream is ordered after them, without blocking the host); then
+  /// none is started. Default: nothing to wait for.
+  virtual void wait_started() {}
+
   /// Returns when every rank has called it (and, on device backends, all work issued before it
   /// has completed).
   virtual void barrier() = 0;

@@ -294,8 +294,9 @@ CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config
   run_benchmark(b, config, make_communicator, backend);
   const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
 
-  CollectivesRun run{describe(config), {}};
-  const AgreedStatus agreed = agree_status(comm, b.out.status, b.out.error);
+  CollectivesRun run{describe(config), {}, {}};
+  const AgreedStatus agreed = agree_status(comm, b.out.status, b.out.error, b.out.fatal_device);
+  run.device_lost = agreed.device_lost;
   run.config.status = agreed.status;
   run.config.error = agreed.error;
   run.config.text_attrs["comm_backend"] = backend;

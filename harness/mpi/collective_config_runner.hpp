@@ -6,11 +6,13 @@
 #include <mpi.h>
 
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
+#include "harness/mpi/status_agreement.hpp"
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::mpi {
@@ -27,13 +29,17 @@ struct CollectivesRun {
   /// time per op, algbw = bytes / time (GB/s, GB = 1e9 bytes), busbw = algbw x bus_factor,
   /// wrong summed over ranks (-1 when not verifiable), source "scaletune:<config id>".
   std::vector<results::CollectiveResult> rows;
+  /// As ConfigRun::device_lost: set when a rank's device became unusable (the communicator
+  /// could not be built or a collective hit a sticky CUDA error), the same on every rank.
+  std::optional<DeviceLoss> device_lost;
 };
 
 /// Collective over `comm` (size config.ranks). Never throws for a failing configuration (as
-/// run_config). On rank 0 a configuration whose results had wrong elements is status error
-/// (its rows kept, with their counts); other ranks see ok then. `make_communicator` builds the
-/// measured communicator; `rank_lines` describe the ranks in the printed preamble; rank 0 prints
-/// the nccl-tests-style tables to `table` when it is not null.
+/// run_config, a core::FatalDeviceError winning over other errors). On rank 0 a configuration whose
+/// results had wrong elements is status error (its rows kept, with their counts); other ranks see
+/// ok then. `make_communicator` builds the measured communicator; `rank_lines` describe the ranks
+/// in the printed preamble; rank 0 prints the nccl-tests-style tables to `table` when it is not
+/// null.
 CollectivesRun run_collectives_config(const job::JobSpec& job, const job::Config& config,
                                       MPI_Comm comm, const CommunicatorFactory& make_communicator,
                                       const std::vector<std::string>& rank_lines,

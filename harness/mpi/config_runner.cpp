@@ -140,8 +140,8 @@ results::ConfigResult describe(const job::Config& config) {
   return r;
 }
 
-results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                                 std::span<const int> world_ranks) {
+ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
+                     std::span<const int> world_ranks) {
   results::ConfigResult result = describe(config);
   const Deadline deadline(job.run.timeout_s);
   MpiCommunicator communicator(comm);
@@ -158,7 +158,7 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
   deadline.check(out);
   Timings timings;
   if (all_ok(comm, out)) timings = iterate(*workload, job.run, deadline, comm, out);
-  const AgreedStatus agreed = agree_status(comm, out.status, out.error);
+  const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;
   result.text_attrs["comm_backend"] = communicator.backend();
@@ -175,7 +175,7 @@ results::ConfigResult run_config(const job::JobSpec& job, const job::Config& con
     gather(timings, comm, result);
     gather_table_stats(workload->table_stats(), comm, result);
   }
-  return result;
+  return {std::move(result), agreed.device_lost};
 }
 
 }  // namespace scaletune::mpi

@@ -4,23 +4,34 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <span>
 
 #include "harness/job/job.hpp"
+#include "harness/mpi/status_agreement.hpp"
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::mpi {
 
+/// A training configuration's outcome.
+struct ConfigRun {
+  results::ConfigResult config;  ///< its /configs group (rank 0: full; other ranks: the status)
+  /// Set when a rank's device became unusable (core::FatalDeviceError; config.status is then
+  /// error with that rank's message): the rank in `comm` and its message. The same on every rank.
+  std::optional<DeviceLoss> device_lost;
+};
+
 /// Collective over `comm` (whose size must equal config.ranks). Never throws for a failing
 /// configuration: an allocation failure is status oom, exceeding job.run.timeout_s (checked
 /// between iterations) is timeout, any other exception on any rank is error, with the first
-/// failing rank's message. Rank 0 of `comm` gets the full result; other ranks get the status.
+/// failing rank's message (a core::FatalDeviceError on any rank wins, and sets device_lost).
+/// Rank 0 of `comm` gets the full result; other ranks get the status.
 /// step_time[i] is the slowest rank's wall time of iteration i (s); throughput =
 /// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.
 /// world_ranks[i] is the launch's world rank of rank i of `comm`; a per-rank
 /// devices.memory_gib list is indexed by it (the job file lists memory by world rank).
-results::ConfigResult run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                                 std::span<const int> world_ranks);
+ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
+                     std::span<const int> world_ranks);
 
 /// Fills step_time_median, step_time_p95 (s) and throughput = global_batch / median step time
 /// (samples/s) from r.step_time (non-empty).

@@ -28,6 +28,15 @@ const std::byte* at(const void* base, std::size_t index, DType type) {
   return static_cast<const std::byte*>(base) + index * core::dtype_bytes(type);
 }
 
+// Calls fn(offset, piece) for consecutive pieces of [count] elements, each at most INT_MAX
+// elements (MPI counts are int).
+template <class Fn>
+void for_each_piece(std::size_t count, Fn fn) {
+  constexpr std::size_t kMaxPiece = INT_MAX;
+  for (std::size_t offset = 0; offset < count; offset += kMaxPiece)
+    fn(offset, static_cast<int>(std::min(kMaxPiece, count - offset)));
+}
+
 // Turns the sum in `data` into the reduction `op` asks for.
 void finish(core::ReduceOp op, DType type, void* data, std::size_t count, int ranks) {
   if (op == core::ReduceOp::avg) core::divide_by_ranks(type, data, count, ranks);
@@ -37,6 +46,8 @@ void finish(core::ReduceOp op, DType type, void* data, std::size_t count, int ra
 MpiCommunicator::MpiCommunicator(MPI_Comm comm) : m_comm(comm) {
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &m_rank));
   SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &m_size));
+  m_started.reserve(kReservedStarts);
+  m_averages.reserve(kReservedStarts);
 }
 
 std::unique_ptr<core::CommBuffer> MpiCommunicator::allocate(std::size_t bytes) {
@@ -49,14 +60,42 @@ std::unique_ptr<core::CommTimer> MpiCommunicator::timer() {
 
 void MpiCommunicator::all_reduce(const void* send, void* recv, std::size_t count, DType type,
                                  core::ReduceOp op) {
-  constexpr std::size_t kMaxPiece = INT_MAX;  // MPI counts are int
-  for (std::size_t offset = 0; offset < count; offset += kMaxPiece) {
-    const auto piece = static_cast<int>(std::min(kMaxPiece, count - offset));
+  for_each_piece(count, [&](std::size_t offset, int piece) {
     const void* piece_send = send == recv ? MPI_IN_PLACE : at(send, offset, type);
     SCALETUNE_MPI_CHECK(MPI_Allreduce(piece_send, at(recv, offset, type), piece, mpi_datatype(type),
                                       detail::mpi_sum(type), m_comm));
-  }
+  });
   finish(op, type, recv, count, m_size);
+}
+
+void MpiCommunicator::start_all_reduce(const void* send, void* recv, std::size_t count, DType type,
+                                       core::ReduceOp op) {
+  for_each_piece(count, [&](std::size_t offset, int piece) {
+    const void* piece_send = send == recv ? MPI_IN_PLACE : at(send, offset, type);
+    MPI_Request request = MPI_REQUEST_NULL;
+    SCALETUNE_MPI_CHECK(MPI_Iallreduce(piece_send, at(recv, offset, type), piece,
+                                       mpi_datatype(type), detail::mpi_sum(type), m_comm,
+                                       &request));
+    m_started.push_back(request);
+  });
+  if (op == core::ReduceOp::avg) m_averages.push_back({recv, count, type});
+}
+
+bool MpiCommunicator::progress_started() {
+  if (m_started.empty()) return true;
+  int done = 0;
+  SCALETUNE_MPI_CHECK(MPI_Testall(static_cast<int>(m_started.size()), m_started.data(), &done,
+                                  MPI_STATUSES_IGNORE));
+  return done != 0;
+}
+
+void MpiCommunicator::wait_started() {
+  SCALETUNE_MPI_CHECK(
+      MPI_Waitall(static_cast<int>(m_started.size()), m_started.data(), MPI_STATUSES_IGNORE));
+  m_started.clear();  // keeps the capacity
+  for (const StartedAverage& a : m_averages)
+    finish(core::ReduceOp::avg, a.type, a.recv, a.count, m_size);
+  m_averages.clear();
 }
 
 void MpiCommunicator::reduce_scatter(const void* send, void* recv, std::size_t recv_count,

@@ -10,6 +10,13 @@ void Outcome::fail(results::Status s, std::string message) {
   error = std::move(message);
 }
 
+void Outcome::fail_device(std::string message) {
+  if (fatal_device) return;
+  status = results::Status::error;
+  error = std::move(message);
+  fatal_device = true;
+}
+
 Deadline::Deadline(double timeout_s)
     : m_end(Clock::now() +
             std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s))),

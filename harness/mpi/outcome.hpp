@@ -1,11 +1,13 @@
 #pragma once
-// One rank's outcome of a configuration while it runs: the first failure wins, exceptions
-// become statuses (never crossing a collective), and a deadline turns into a timeout.
+// One rank's outcome of a configuration while it runs: the first failure wins (an unusable
+// device wins over any other), exceptions become statuses (never crossing a collective), and a
+// deadline turns into a timeout.
 
 #include <chrono>
 #include <exception>
 #include <string>
 
+#include "harness/core/fatal_device_error.hpp"
 #include "harness/mpi/failure.hpp"
 #include "harness/results/result_types.hpp"
 
@@ -15,15 +17,24 @@ namespace scaletune::mpi {
 struct Outcome {
   results::Status status = results::Status::ok;
   std::string error;
+  /// The recorded failure is a core::FatalDeviceError: this rank's device is unusable, and the
+  /// launch must stop after this configuration.
+  bool fatal_device = false;
   /// Records a failure unless one was recorded already.
   void fail(results::Status s, std::string message);
+  /// Records status error with `message` as an unusable device, replacing an earlier failure
+  /// that was not one (the device's loss is what the launch must act on).
+  void fail_device(std::string message);
 };
 
-/// Runs `fn`, turning an exception into the outcome (out of memory is oom, classify_failure).
+/// Runs `fn`, turning an exception into the outcome: core::FatalDeviceError is fail_device,
+/// out of memory is oom (classify_failure), anything else error.
 template <typename Fn>
 void guarded(Outcome& out, Fn&& fn) {
   try {
     fn();
+  } catch (const core::FatalDeviceError& e) {
+    out.fail_device(one_line(e.what()));
   } catch (const std::exception& e) {
     const results::Status status = classify_failure(e);
     out.fail(status,

@@ -26,10 +26,16 @@ int severity(Status s) {
 }
 
 namespace {
+// Above every status's severity: an error that left the rank's device unusable.
+constexpr int kDeviceLost = 4;
+
 Status from_severity(int v) {
-  constexpr Status kOrder[] = {Status::ok, Status::timeout, Status::oom, Status::error};
+  constexpr Status kOrder[] = {Status::ok, Status::timeout, Status::oom, Status::error,
+                               Status::error};
   return kOrder[v];
 }
+
+}  // namespace
 
 std::string broadcast_text(MPI_Comm comm, const std::string& text, int root) {
   int rank = 0;
@@ -40,7 +46,6 @@ std::string broadcast_text(MPI_Comm comm, const std::string& text, int root) {
   SCALETUNE_MPI_CHECK(MPI_Bcast(out.data(), len, MPI_CHAR, root, comm));
   return out;
 }
-}  // namespace
 
 Status worst_status(MPI_Comm comm, Status local) {
   int mine = severity(local);
@@ -49,16 +54,21 @@ Status worst_status(MPI_Comm comm, Status local) {
   return from_severity(worst);
 }
 
-AgreedStatus agree_status(MPI_Comm comm, Status local, const std::string& message) {
-  const Status worst = worst_status(comm, local);
-  if (worst == Status::ok) return {};
+AgreedStatus agree_status(MPI_Comm comm, Status local, const std::string& message,
+                          bool fatal_device) {
+  const int level = fatal_device ? kDeviceLost : severity(local);
+  int worst = 0;
+  SCALETUNE_MPI_CHECK(MPI_Allreduce(&level, &worst, 1, MPI_INT, MPI_MAX, comm));
+  if (worst == 0) return {};
   int rank = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &rank));
-  int mine = severity(local) == severity(worst) ? rank : INT_MAX;
+  int mine = level == worst ? rank : INT_MAX;
   int reporter = 0;
   SCALETUNE_MPI_CHECK(MPI_Allreduce(&mine, &reporter, 1, MPI_INT, MPI_MIN, comm));
   const std::string text = broadcast_text(comm, message, reporter);
-  return {worst, "rank " + std::to_string(reporter) + ": " + text};
+  AgreedStatus agreed{from_severity(worst), "rank " + std::to_string(reporter) + ": " + text, {}};
+  if (worst == kDeviceLost) agreed.device_lost = DeviceLoss{reporter, text};
+  return agreed;
 }
 
 }  // namespace scaletune::mpi

@@ -150,27 +150,50 @@ std::vector<std::string> rank_lines(const std::optional<results::LaunchRecord>& 
   return lines;
 }
 
+// One member rank's outcome of a configuration.
+struct MemberRun {
+  results::ConfigResult result;                 // rank 0: full; other ranks: the status
+  std::vector<results::CollectiveResult> rows;  // the collective benchmark's, rank 0, when ok
+  std::optional<DeviceLoss> device_lost;        // rank: in the configuration's communicator
+};
+
 // Runs the configuration on this member rank of `sub`: the collective benchmark or a training
 // workload. `launch` is the configuration's launch record (rank 0) or empty (other ranks).
-// Collective rows come back in `rows` (rank 0, when ok).
-results::ConfigResult run_member(const SweepContext& ctx, const job::Config& config,
-                                 const SubCommunicator& sub,
-                                 const std::optional<results::LaunchRecord>& launch,
-                                 std::vector<results::CollectiveResult>& rows) {
-  if (config.workload != "collectives")
-    return run_config(ctx.job, config, sub.get(), sub.parent_ranks());
+MemberRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
+                     const std::optional<results::LaunchRecord>& launch) {
+  if (config.workload != "collectives") {
+    ConfigRun run = run_config(ctx.job, config, sub.get(), sub.parent_ranks());
+    return {std::move(run.config), {}, std::move(run.device_lost)};
+  }
   CollectivesRun run = run_collectives_config(
       ctx.job, config, sub.get(), ctx.options.make_communicator, rank_lines(launch), &ctx.progress);
-  rows = std::move(run.rows);
-  return std::move(run.config);
+  return {std::move(run.config), std::move(run.rows), std::move(run.device_lost)};
+}
+
+// What run_and_record reports, the same on every rank of `world`.
+struct Recorded {
+  Status status = Status::ok;
+  std::optional<DeviceLoss> device_lost;  // rank: in `world`
+};
+
+// Rank 0's `recorded` on every rank of `world`.
+Recorded broadcast_recorded(const Recorded& recorded, MPI_Comm world) {
+  int values[2] = {static_cast<int>(recorded.status),
+                   recorded.device_lost ? recorded.device_lost->rank : -1};
+  SCALETUNE_MPI_CHECK(MPI_Bcast(values, 2, MPI_INT, 0, world));
+  Recorded out{static_cast<Status>(values[0]), std::nullopt};
+  if (values[1] < 0) return out;
+  const std::string message = recorded.device_lost ? recorded.device_lost->message : "";
+  out.device_lost = DeviceLoss{values[1], broadcast_text(world, message, 0)};
+  return out;
 }
 
 // Runs a configuration that fits the launch under a watchdog and records it on rank 0 (its
 // /collectives rows first, so a crash in between repeats rows rather than losing them);
-// returns its status, the same on every rank. Collective over `world`.
-Status run_and_record(const SweepContext& ctx, const job::Config& config,
-                      std::optional<results::ResultWriter>& writer, MPI_Comm world,
-                      results::ConfigResult& result) {
+// returns its status and any device loss, the same on every rank. Collective over `world`.
+Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
+                        std::optional<results::ResultWriter>& writer, MPI_Comm world,
+                        results::ConfigResult& result) {
   const job::JobSpec& job = ctx.job;
   const int rank = rank_of(world);
   // The watchdog records only when the main thread is not using the writer (HDF5 is not
@@ -185,26 +208,29 @@ Status run_and_record(const SweepContext& ctx, const job::Config& config,
     abort_stuck(std::move(described), job.run.timeout_s, writer, recorded || !lock.owns_lock(),
                 world);
   });
-  std::vector<results::CollectiveResult> rows;
+  MemberRun run;
   {
     const SubCommunicator sub(world, config.ranks, ctx.hosts);
     if (rank == 0) {
       const std::lock_guard lock(writing);
       launch = results::launch_record(ctx.system, ctx.started_utc, sub.parent_ranks());
     }
-    if (sub.member()) result = run_member(ctx, config, sub, launch, rows);
+    if (sub.member()) {
+      run = run_member(ctx, config, sub, launch);
+      if (run.device_lost)
+        run.device_lost->rank = sub.parent_ranks()[static_cast<std::size_t>(run.device_lost->rank)];
+    }
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
+  result = std::move(run.result);
   on_root(world, [&] {
     const std::lock_guard lock(writing);
     result.launch = launch;
-    if (!rows.empty()) writer->append_collectives(rows);
+    if (!run.rows.empty()) writer->append_collectives(run.rows);
     writer->write_config(result);
     recorded = true;
   });
-  int status = static_cast<int>(result.status);
-  SCALETUNE_MPI_CHECK(MPI_Bcast(&status, 1, MPI_INT, 0, world));
-  return static_cast<Status>(status);
+  return broadcast_recorded({result.status, std::move(run.device_lost)}, world);
 }
 
 void count(SweepSummary& s, Status status) {
@@ -214,6 +240,14 @@ void count(SweepSummary& s, Status status) {
 }
 
 }  // namespace
+
+SweepStopped::SweepStopped(std::string config_id, int world_rank, std::string message)
+    : std::runtime_error("stopped after " + config_id + ": the CUDA context of rank " +
+                         std::to_string(world_rank) + " is unusable (" + message +
+                         "); the configurations before it are stored; rerun with --resume"),
+      m_config_id(std::move(config_id)),
+      m_world_rank(world_rank),
+      m_device_error(std::move(message)) {}
 
 std::string utc_now() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -274,19 +308,24 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
       continue;
     }
     results::ConfigResult result;
+    std::optional<DeviceLoss> device_lost;
     if (config.ranks > world_size) {
       result = skipped(config, world_size);
       on_root(world, [&] { writer->write_config(result); });
       ++summary.skipped;
     } else {
-      count(summary, run_and_record(ctx, config, writer, world, result));
+      const Recorded recorded = run_and_record(ctx, config, writer, world, result);
+      count(summary, recorded.status);
       --runnable_left;
+      device_lost = recorded.device_lost;
     }
     if (rank == 0) {
       const double per_config = summary.ran > 0 ? elapsed_s() / summary.ran : 0.0;
       progress << progress_line(k + 1, total, result, elapsed_s(), per_config * runnable_left)
                << std::endl;
     }
+    // Nothing more can run on that rank's device in this process (STYLE.md "Errors").
+    if (device_lost) throw SweepStopped(config.id, device_lost->rank, device_lost->message);
   }
   return summary;
 }

@@ -25,6 +25,28 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A configuration left a rank's device unusable (core::FatalDeviceError, e.g. a sticky CUDA
+/// error): it was recorded as error with that rank's message, and the sweep stopped before the
+/// next configuration, since nothing more can run on that device in this process. Thrown on
+/// every rank. what(): "stopped after <config id>: the CUDA context of rank <R> is unusable
+/// (<message>); the configurations before it are stored; rerun with --resume".
+class SweepStopped : public std::runtime_error {
+ public:
+  /// `world_rank`: the failed rank in the sweep's communicator; `message`: its error.
+  SweepStopped(std::string config_id, int world_rank, std::string message);
+  /// The configuration that was running.
+  const std::string& config_id() const { return m_config_id; }
+  /// The rank whose device is unusable, in the communicator the sweep ran over.
+  int world_rank() const { return m_world_rank; }
+  /// That rank's error message.
+  const std::string& device_error() const { return m_device_error; }
+
+ private:
+  std::string m_config_id;
+  int m_world_rank;
+  std::string m_device_error;
+};
+
 /// How to run a sweep.
 struct SweepOptions {
   std::string out_path;            ///< result file (HDF5)
@@ -50,8 +72,10 @@ struct SweepSummary {
 };
 
 /// Collective over `world`. Progress lines go to `progress` on rank 0. Throws OutputError (on
-/// every rank) when the result file cannot be created or opened, before anything runs, and
-/// std::runtime_error when writing a configuration fails; configurations already written stay.
+/// every rank) when the result file cannot be created or opened, before anything runs,
+/// std::runtime_error when writing a configuration fails, and SweepStopped (on every rank) once
+/// a configuration that left a rank's device unusable is recorded; configurations already
+/// written stay.
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,
                        const SweepOptions& options, MPI_Comm world, std::ostream& progress);
 

@@ -1,6 +1,7 @@
 #pragma once
 // core::Communicator on NCCL: collectives on device memory, queued on the communicator's own
-// non-blocking CUDA stream. One NcclCommunicator per sub-communicator of a sweep.
+// non-blocking CUDA stream and ordered against the rank's compute stream (device::CudaContext)
+// with events. One NcclCommunicator per sub-communicator of a sweep.
 
 #include <cuda_runtime_api.h>
 #include <mpi.h>
@@ -12,24 +13,32 @@
 #include <string>
 
 #include "harness/core/communicator.hpp"
-#include "kernels/cuda/detail/unique_handle.hpp"
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/detail/unique_handle.hpp"
+#include "harness/nccl/detail/stream_order.hpp"
 
 namespace scaletune::nccl {
 
 /// NCCL collectives over the ranks of an MPI communicator, one CUDA device per rank.
 /// Buffers are device pointers (allocate() gives them); operations return once queued and
-/// synchronize() waits for them. Not copyable or movable; buffers and timers it hands out must
-/// not outlive it.
+/// synchronize() waits for them. Every collective is ordered against the context's compute
+/// stream on the device, without blocking the host: it starts after the compute work queued
+/// before the call (an event recorded on the compute stream, waited for by this stream), and,
+/// except for started all-reduces, compute work queued after the call starts after it (an
+/// event recorded on this stream, waited for by the compute stream). Not copyable or movable;
+/// buffers and timers it hands out must not outlive it.
 class NcclCommunicator final : public core::Communicator {
  public:
-  /// Collective over `comm` (which must outlive this object; barrier() uses it): binds this
-  /// process to CUDA `device` (cudaSetDevice), creates a non-blocking stream, and builds the
-  /// NCCL communicator (rank 0's ncclGetUniqueId broadcast over `comm`, ncclCommInitRank).
-  /// Throws kernels::cuda::CudaError "no CUDA device ..." before anything else when the
-  /// process sees no device; CudaError, NcclError or mpi::MpiError when a call fails.
-  NcclCommunicator(MPI_Comm comm, int device);
+  /// Collective over `comm` (which must outlive this object; barrier() uses it): makes the
+  /// context's device current (cudaSetDevice), creates a non-blocking stream and attaches it to
+  /// `context` (so context.fence() waits for it too), creates the two ordering events, and
+  /// builds the NCCL communicator (rank 0's ncclGetUniqueId broadcast over `comm`,
+  /// ncclCommInitRank). `context` must outlive this object. Throws CudaError, NcclError or
+  /// mpi::MpiError when a call fails.
+  NcclCommunicator(MPI_Comm comm, device::CudaContext& context);
   /// ncclCommDestroy (waits for queued work), or ncclCommAbort when the communicator reports
-  /// an asynchronous error; then destroys the stream. Never throws.
+  /// an asynchronous error; then detaches the stream from the context and destroys it. Never
+  /// throws.
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -72,6 +81,16 @@ class NcclCommunicator final : public core::Communicator {
   /// ncclBroadcast in place.
   void broadcast(const void* send, void* recv, std::size_t count, core::DType type,
                  int root) override;
+  /// ncclAllReduce queued after the compute work before it, like all_reduce, but the compute
+  /// stream is not made to wait: compute queued next overlaps it until wait_started().
+  void start_all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                        core::ReduceOp op) override;
+  /// True when this communicator's stream has no work left (cudaStreamQuery); never blocks.
+  /// Throws NcclError when the communicator reports an asynchronous error.
+  bool progress_started() override;
+  /// Makes the compute stream wait, on the device, for everything queued on this stream so far
+  /// (the started all-reduces included); returns at once (no host block).
+  void wait_started() override;
   /// synchronize(), then MPI_Barrier on the MPI communicator given to the constructor: NCCL
   /// has no barrier, and waiting for the stream first makes every rank's earlier work complete
   /// before any rank returns.
@@ -81,12 +100,23 @@ class NcclCommunicator final : public core::Communicator {
   void synchronize() override;
 
  private:
-  using Stream = kernels::cuda::detail::UniqueHandle<cudaStream_t, &cudaStreamDestroy>;
+  using Stream = device::detail::UniqueHandle<cudaStream_t, &cudaStreamDestroy>;
+
+  /// Queues `enqueue` (NCCL calls on m_stream) between the two orderings of a collective with
+  /// blocking semantics: inputs after earlier compute, later compute after the outputs.
+  template <class Enqueue>
+  void ordered(Enqueue enqueue);
+  /// ncclAllReduce on this stream, no ordering.
+  void enqueue_all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                          core::ReduceOp op);
 
   MPI_Comm m_host_comm;
+  device::CudaContext* m_context;
   int m_rank = 0;
   int m_size = 1;
   Stream m_stream;
+  detail::StreamOrder m_order;
+  bool m_started = false;  ///< start_all_reduce queued work since the last wait_started()
   ncclComm_t m_comm = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // Every NCCL call goes through SCALETUNE_NCCL_CHECK, which throws NcclError naming the call,
-// file:line, host, the NCCL rank and NCCL's own explanation (STYLE.md "Errors").
+// file:line, rank, host and device (core::failed_call_message), the NCCL rank and NCCL's own
+// explanation (STYLE.md "Errors").
 
 #include <nccl.h>
 
@@ -14,9 +15,10 @@ class NcclError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Throws NcclError when `code` (an ncclResult_t) is not ncclSuccess. The message holds `call`
-/// (the call's text), file:line, the host, ncclGetErrorString(code) and ncclGetLastError; with
-/// a `comm` (may be nullptr) also its rank and any asynchronous error it reports.
+/// Throws NcclError when `code` (an ncclResult_t) is not ncclSuccess. The message is
+/// core::failed_call_message of `call` (the call's text) and file:line, with the detail
+/// ncclGetErrorString(code), with a `comm` (may be nullptr) its rank and any asynchronous error
+/// it reports, and ncclGetLastError.
 void check_nccl(int code, const char* call, const char* file, int line, ncclComm_t comm);
 
 }  // namespace scaletune::nccl

@@ -8,11 +8,13 @@
 #include <string>
 #include <utility>
 
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
+#include "harness/device/cuda_error.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
+
+using device::CudaError;
+using device::detail::UniqueHandle;
 
 /// The raw handles the algorithm and workspace queries take.
 struct Descriptors {
@@ -52,41 +54,35 @@ void require_non_null(const char* op,
   }
 }
 
-detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> make_handle() {
-  require_device("CudnnConv2d");
-  cudnnHandle_t raw = nullptr;
-  SCALETUNE_CUDNN_CHECK(cudnnCreate(&raw));
-  return detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy>(raw);
-}
-
 /// A packed NCHW float tensor [n, c, h, w].
-detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(
-    int n, int c, int h, int w) {
+UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(int n, int c,
+                                                                                      int h,
+                                                                                      int w) {
   cudnnTensorDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateTensorDescriptor(&raw));
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
+  UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(
       cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
   return desc;
 }
 
 /// Float weights [K, C, R, S].
-detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
+UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
     const ConvGeometry& g) {
   cudnnFilterDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateFilterDescriptor(&raw));
-  detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
+  UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
       raw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.out_channels, g.in_channels, g.kernel, g.kernel));
   return desc;
 }
 
 /// Cross-correlation with symmetric pad and stride, no dilation, fp32 compute, FMA math only.
-detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
-make_conv_desc(const ConvGeometry& g) {
+UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> make_conv_desc(
+    const ConvGeometry& g) {
   cudnnConvolutionDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&raw));
-  detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
+  UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(raw, g.pad, g.pad, g.stride, g.stride, 1, 1,
                                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
   SCALETUNE_CUDNN_CHECK(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH));
@@ -155,21 +151,22 @@ std::size_t largest_workspace_bytes(const Descriptors& d, cudnnConvolutionFwdAlg
 
 }  // namespace
 
-CudnnConv2d::CudnnConv2d(ConvGeometry g, int batch)
-    : m_geometry(validated(g, batch)),
+CudnnConv2d::CudnnConv2d(device::CudaContext& context, ConvGeometry g, int batch)
+    : m_context(&context),
+      m_geometry(validated(g, batch)),
       m_batch(batch),
-      m_handle(make_handle()),
       m_x_desc(make_tensor_desc(batch, g.in_channels, g.in_h, g.in_w)),
       m_y_desc(make_tensor_desc(batch, g.out_channels, g.out_h(), g.out_w())),
       m_w_desc(make_filter_desc(g)),
       m_conv_desc(make_conv_desc(g)) {
-  const Descriptors d{m_handle.get(), m_x_desc.get(), m_y_desc.get(), m_w_desc.get(),
+  const Descriptors d{context.cudnn(), m_x_desc.get(), m_y_desc.get(), m_w_desc.get(),
                       m_conv_desc.get()};
   m_forward_algo = pick_forward(d, g, batch);
   m_backward_data_algo = pick_backward_data(d, g, batch);
   m_backward_filter_algo = pick_backward_filter(d, g, batch);
-  m_workspace = DeviceBuffer<std::byte>(
-      largest_workspace_bytes(d, m_forward_algo, m_backward_data_algo, m_backward_filter_algo));
+  m_workspace_bytes =
+      largest_workspace_bytes(d, m_forward_algo, m_backward_data_algo, m_backward_filter_algo);
+  context.workspace(m_workspace_bytes);
 }
 
 std::size_t CudnnConv2d::input_floats() const {
@@ -189,23 +186,23 @@ std::size_t CudnnConv2d::weight_floats() const {
 void CudnnConv2d::forward(const float* x, const float* w, float* y) {
   require_non_null("CudnnConv2d::forward", {{"x", x}, {"w", w}, {"y", y}});
   const float one = 1.0f, zero = 0.0f;
+  void* workspace = m_context->workspace(m_workspace_bytes);  // large enough: no device call
   SCALETUNE_CUDNN_CHECK(cudnnConvolutionForward(
-      m_handle.get(), &one, m_x_desc.get(), x, m_w_desc.get(), w, m_conv_desc.get(), m_forward_algo,
-      m_workspace.data(), m_workspace.size_bytes(), &zero, m_y_desc.get(), y));
+      m_context->cudnn(), &one, m_x_desc.get(), x, m_w_desc.get(), w, m_conv_desc.get(),
+      m_forward_algo, workspace, m_workspace_bytes, &zero, m_y_desc.get(), y));
 }
 
 void CudnnConv2d::backward(const float* x, const float* w, const float* dy, float* dw, float* dx) {
   require_non_null("CudnnConv2d::backward", {{"x", x}, {"w", w}, {"dy", dy}, {"dw", dw}});
   const float one = 1.0f, zero = 0.0f;
-  SCALETUNE_CUDNN_CHECK(
-      cudnnConvolutionBackwardFilter(m_handle.get(), &one, m_x_desc.get(), x, m_y_desc.get(), dy,
-                                     m_conv_desc.get(), m_backward_filter_algo, m_workspace.data(),
-                                     m_workspace.size_bytes(), &zero, m_w_desc.get(), dw));
+  void* workspace = m_context->workspace(m_workspace_bytes);
+  SCALETUNE_CUDNN_CHECK(cudnnConvolutionBackwardFilter(
+      m_context->cudnn(), &one, m_x_desc.get(), x, m_y_desc.get(), dy, m_conv_desc.get(),
+      m_backward_filter_algo, workspace, m_workspace_bytes, &zero, m_w_desc.get(), dw));
   if (dx == nullptr) return;
-  SCALETUNE_CUDNN_CHECK(
-      cudnnConvolutionBackwardData(m_handle.get(), &one, m_w_desc.get(), w, m_y_desc.get(), dy,
-                                   m_conv_desc.get(), m_backward_data_algo, m_workspace.data(),
-                                   m_workspace.size_bytes(), &zero, m_x_desc.get(), dx));
+  SCALETUNE_CUDNN_CHECK(cudnnConvolutionBackwardData(
+      m_context->cudnn(), &one, m_w_desc.get(), w, m_y_desc.get(), dy, m_conv_desc.get(),
+      m_backward_data_algo, workspace, m_workspace_bytes, &zero, m_x_desc.get(), dx));
 }
 
 }  // namespace scaletune::kernels::cuda

@@ -7,25 +7,26 @@
 
 #include <cstddef>
 
-#include "kernels/cuda/detail/unique_handle.hpp"
-#include "kernels/cuda/device_buffer.hpp"
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/detail/unique_handle.hpp"
 #include "kernels/host/conv2d.hpp"
 
 namespace scaletune::kernels::cuda {
 
-/// One convolution shape on the current device, for a batch size fixed at construction.
-/// Owns a cuDNN handle, the descriptors of x [N, C, H, W], y [N, K, Ho, Wo] (NCHW, float),
-/// w [K, C, R, S] and the convolution (CUDNN_CROSS_CORRELATION, pad, stride, no dilation), the
-/// algorithms chosen for forward, backward-data and backward-filter, and one workspace large
-/// enough for all three. Math type CUDNN_FMA_MATH: fp32 FMA only (CUDNN_DEFAULT_MATH allows
-/// TF32 tensor cores on Ampere and later), so results match the host Conv2d to fp32 accuracy.
-/// All tensors are contiguous device arrays in those layouts; work runs on the default stream.
+/// One convolution shape on a rank's device, for a batch size fixed at construction.
+/// Owns the descriptors of x [N, C, H, W], y [N, K, Ho, Wo] (NCHW, float), w [K, C, R, S] and
+/// the convolution (CUDNN_CROSS_CORRELATION, pad, stride, no dilation) and the algorithms
+/// chosen for forward, backward-data and backward-filter; runs with the context's cuDNN handle
+/// on its compute stream, in its one workspace (grown at construction to what the three
+/// algorithms need). Math type CUDNN_FMA_MATH: fp32 FMA only (CUDNN_DEFAULT_MATH allows TF32
+/// tensor cores on Ampere and later), so results match the host Conv2d to fp32 accuracy.
+/// All tensors are contiguous device arrays in those layouts. The context must outlive it.
 class CudnnConv2d {
  public:
-  /// Throws std::invalid_argument on a geometry the host Conv2d refuses or on batch < 1,
-  /// CudaError "no CUDA device" without a device, CudaError when a cuDNN call fails or cuDNN
-  /// offers no fp32 algorithm, DeviceOutOfMemory when the workspace does not fit.
-  CudnnConv2d(ConvGeometry g, int batch);
+  /// Throws std::invalid_argument on a geometry the host Conv2d refuses or on batch < 1 (before
+  /// any device call), CudaError when a cuDNN call fails or cuDNN offers no fp32 algorithm,
+  /// DeviceOutOfMemory when the context's workspace cannot grow to what the algorithms need.
+  CudnnConv2d(device::CudaContext& context, ConvGeometry g, int batch);
 
   const ConvGeometry& geometry() const { return m_geometry; }
   int batch() const { return m_batch; }
@@ -35,10 +36,12 @@ class CudnnConv2d {
   std::size_t output_floats() const;
   /// Floats of w and dw: K * C * R * S.
   std::size_t weight_floats() const;
-  /// Bytes of the owned workspace: the largest the three chosen algorithms need.
-  std::size_t workspace_bytes() const { return m_workspace.size_bytes(); }
+  /// Workspace the three chosen algorithms need (the largest of them), bytes; the context's
+  /// workspace is at least this large.
+  std::size_t workspace_bytes() const { return m_workspace_bytes; }
 
-  /// y = conv(x, w) (cudnnConvolutionForward, alpha 1, beta 0: y is overwritten).
+  /// y = conv(x, w) (cudnnConvolutionForward, alpha 1, beta 0: y is overwritten), queued on the
+  /// context's compute stream.
   /// x: input_floats(), w: weight_floats(), y: output_floats() device floats.
   /// Throws std::invalid_argument on a null pointer, CudaError when cuDNN fails.
   void forward(const float* x, const float* w, float* y);
@@ -50,18 +53,20 @@ class CudnnConv2d {
   void backward(const float* x, const float* w, const float* dy, float* dw, float* dx);
 
  private:
+  template <class Handle, auto Destroy>
+  using UniqueHandle = device::detail::UniqueHandle<Handle, Destroy>;
+
+  device::CudaContext* m_context;
   ConvGeometry m_geometry;
   int m_batch;
-  detail::UniqueHandle<cudnnHandle_t, &cudnnDestroy> m_handle;
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_x_desc;
-  detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_y_desc;
-  detail::UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> m_w_desc;
-  detail::UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor>
-      m_conv_desc;
+  UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_x_desc;
+  UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> m_y_desc;
+  UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> m_w_desc;
+  UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> m_conv_desc;
   cudnnConvolutionFwdAlgo_t m_forward_algo{};
   cudnnConvolutionBwdDataAlgo_t m_backward_data_algo{};
   cudnnConvolutionBwdFilterAlgo_t m_backward_filter_algo{};
-  DeviceBuffer<std::byte> m_workspace;
+  std::size_t m_workspace_bytes = 0;
 };
 
 }  // namespace scaletune::kernels::cuda

@@ -1,5 +1,6 @@
 #include "kernels/host/host_backend.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -50,6 +51,34 @@ MatrixShape matrix_shape(const char* name, const ops::Tensor& t) {
                               ", expected rank 2 or 3");
 }
 
+/// Throws std::invalid_argument unless the token rows r [B S, W] (the view of `rows`) hold
+/// heads [B, heads, S, Dh] in their columns [col, col + heads Dh).
+void require_head_block(const char* op, const ops::Tensor& rows, const Tensor2& r, std::int64_t col,
+                        const ops::Tensor& heads) {
+  const std::int64_t width = heads.dim(1) * heads.dim(3);
+  if (static_cast<std::int64_t>(r.extent(0)) != heads.dim(0) * heads.dim(2) || col < 0 ||
+      col + width > static_cast<std::int64_t>(r.extent(1)))
+    throw std::invalid_argument(std::string(op) + ": columns [" + std::to_string(col) + ", " +
+                                std::to_string(col + width) + ") of " + rows.describe() +
+                                " do not hold " + heads.describe() +
+                                ", expected B S rows and col + heads Dh <= W");
+}
+
+/// Throws std::invalid_argument unless tokens [T], wte [V, H] and wpe [S, H] (V, S >= 1) fit the
+/// token rows [T, H] (out of the forward, dout of the backward).
+void require_embedding_shapes(const char* op, const ops::Tensor& rows, const ops::Tensor& tokens,
+                              const ops::Tensor& wte, const ops::Tensor& wpe) {
+  const std::int64_t t = rows.dim(0), h = rows.numel() / std::max<std::int64_t>(t, 1);
+  const auto fits = [h](const ops::Tensor& table) {
+    return table.dim(0) >= 1 && table.numel() == table.dim(0) * h;
+  };
+  if (tokens.dim(0) != t || !fits(wte) || !fits(wpe))
+    throw std::invalid_argument(std::string(op) + ": wte " + wte.describe() + ", wpe " +
+                                wpe.describe() + " and tokens " + tokens.describe() +
+                                " do not fit the token rows " + rows.describe() +
+                                ", expected [V, H], [S, H] and [T] for [T, H]");
+}
+
 /// The loss tensor's one double, to add to.
 double& loss_slot(const ops::Tensor& loss) {
   ops::require_shape("loss", "loss", loss, {1});
@@ -61,12 +90,13 @@ double& loss_slot(const ops::Tensor& loss) {
 template <class Step>
 void master_update(const ops::Tensor& params, const ops::Tensor& grads,
                    const ops::MasterUpdate& update, Step&& step) {
+  require_same_numel("master update grads", params, grads);
+  if (update.copy.defined()) require_same_numel("master update copy", params, update.copy);
   if (update.found_nonfinite.defined() && *update.found_nonfinite.as<std::int32_t>() != 0) return;
   if (update.unscale != 1.0f)
     scale_flat(grads.as<float>(), static_cast<std::size_t>(grads.numel()), update.unscale);
   step();
   if (update.copy.defined()) {
-    require_same_numel("master update copy", params, update.copy);
     convert_copy(params.data(), params.dtype(), update.copy.data(), update.copy.dtype(),
                  static_cast<std::size_t>(params.numel()));
   }
@@ -223,27 +253,35 @@ void HostBackend::layer_norm_backward(const ops::Tensor& x, const ops::Tensor& g
 void HostBackend::heads_from_rows(const ops::Tensor& rows, std::int64_t col,
                                   const ops::Tensor& heads) {
   const Tensor2 r = view2("heads_from_rows", rows);
-  rows_to_heads(r.data() + col, r.extent(1), view4("heads_from_rows", heads));
+  const Tensor4 h = view4("heads_from_rows", heads);
+  require_head_block("heads_from_rows", rows, r, col, heads);
+  rows_to_heads(r.data() + col, r.extent(1), h);
 }
 
 void HostBackend::rows_from_heads(const ops::Tensor& heads, const ops::Tensor& rows,
                                   std::int64_t col) {
   const Tensor2 r = view2("rows_from_heads", rows);
-  heads_to_rows(view4("rows_from_heads", heads), r.data() + col, r.extent(1));
+  const Tensor4 h = view4("rows_from_heads", heads);
+  require_head_block("rows_from_heads", rows, r, col, heads);
+  heads_to_rows(h, r.data() + col, r.extent(1));
 }
 
 void HostBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Tensor& wpe,
                                           const ops::Tensor& tokens, const ops::Tensor& out) {
   constexpr const char* kOp = "token_embedding_forward";
-  kernels::token_embedding_forward(view2(kOp, wte), view2(kOp, wpe), detail::labels(kOp, tokens),
-                                   view2(kOp, out));
+  const Tensor2 te = view2(kOp, wte), pe = view2(kOp, wpe), o = view2(kOp, out);
+  const Labels ids = detail::labels(kOp, tokens);
+  require_embedding_shapes(kOp, out, tokens, wte, wpe);
+  kernels::token_embedding_forward(te, pe, ids, o);
 }
 
 void HostBackend::token_embedding_backward(const ops::Tensor& dout, const ops::Tensor& tokens,
                                            const ops::Tensor& dwte, const ops::Tensor& dwpe) {
   constexpr const char* kOp = "token_embedding_backward";
-  kernels::token_embedding_backward(view2(kOp, dout), detail::labels(kOp, tokens), view2(kOp, dwte),
-                                    view2(kOp, dwpe));
+  const Tensor2 d = view2(kOp, dout), dte = view2(kOp, dwte), dpe = view2(kOp, dwpe);
+  const Labels ids = detail::labels(kOp, tokens);
+  require_embedding_shapes(kOp, dout, tokens, dwte, dwpe);
+  kernels::token_embedding_backward(d, ids, dte, dpe);
 }
 
 void HostBackend::softmax_cross_entropy(const ops::Tensor& logits, const ops::Tensor& labels,

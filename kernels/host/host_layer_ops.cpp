@@ -115,8 +115,13 @@ class HostAttention final : public ops::AttentionOp {
 
  private:
   /// The workspace seen for `batch` <= max_batch samples (the probabilities' leading rows).
+  /// Throws std::invalid_argument for a larger batch.
   AttentionWorkspace batch_view(std::size_t batch) const {
     const Tensor4& all = m_ws.probs;
+    if (batch > all.extent(0))
+      throw std::invalid_argument("HostBackend attention: a batch of " + std::to_string(batch) +
+                                  " samples, expected at most max_batch " +
+                                  std::to_string(all.extent(0)));
     AttentionWorkspace ws;
     ws.probs = Tensor4(all.data(), batch, all.extent(1), all.extent(2), all.extent(3));
     ws.dprobs = m_ws.dprobs;
@@ -175,7 +180,8 @@ class HostEmbeddingBag final : public ops::EmbeddingBagOp {
     return {.rows = ops::Tensor(m_grad.rows.data(), ops::DType::int64, {count}),
             .values = ops::Tensor(m_grad.values.data(), ops::DType::fp32,
                                   {count, static_cast<std::int64_t>(m_grad.values.extent(1))}),
-            .count = count};
+            .count = count,
+            .count_on_device = {}};
   }
   std::int64_t workspace_bytes() const override { return m_bytes; }
 

@@ -1,20 +1,25 @@
 #pragma once
-// Helpers shared by the device tests: a fixture that skips without a CUDA device, seeded random
-// data and an element-wise comparison with a relative tolerance.
+// Helpers shared by the device tests: fixtures that skip without a CUDA device (one with the
+// rank's CudaContext), seeded random data and an element-wise comparison with a relative
+// tolerance.
 
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "kernels/cuda/cuda_device.hpp"
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 
-namespace scaletune::kernels::cuda::testing {
+namespace scaletune::device::testing {
 
 /// Base fixture of tests that need a device: skips each test when device_count() == 0.
 class DeviceTest : public ::testing::Test {
@@ -23,6 +28,25 @@ class DeviceTest : public ::testing::Test {
     if (device_count() == 0) GTEST_SKIP() << "no CUDA device";
   }
 };
+
+/// A DeviceTest with a CudaContext on device 0, made for each test.
+class ContextTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (!IsSkipped()) m_context.emplace(0);
+  }
+  CudaContext& context() { return *m_context; }
+
+ private:
+  std::optional<CudaContext> m_context;
+};
+
+/// cudaDeviceSynchronize: after DeviceBuffer uploads (cudaMemcpy on the legacy default stream
+/// may return before the data has landed) and before work on a non-blocking stream reads them.
+inline void wait_for_device() {
+  SCALETUNE_CUDA_CHECK(cudaDeviceSynchronize());
+}
 
 /// Fills `out` with values uniform in [-1, 1) from a fixed seed.
 inline void fill_uniform(std::span<float> out, unsigned seed) {
@@ -56,4 +80,4 @@ inline void expect_all_close(std::span<const float> got, std::span<const float> 
                 << rel_tol << ")";
 }
 
-}  // namespace scaletune::kernels::cuda::testing
+}  // namespace scaletune::device::testing

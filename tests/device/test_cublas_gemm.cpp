@@ -1,7 +1,7 @@
-// cuBLAS gemm against the host gemm (kernels/host/gemm.hpp) on the same row-major problem: all
-// four transpose combinations, leading dimensions wider than the rows, alpha and beta not 1/0.
-// The whole C array, padding included, must match (the padding must stay untouched). A leading
-// dimension cuBLAS rejects surfaces as CudaError naming the call.
+// cuBLAS gemm on a CudaContext against the host gemm (kernels/host/gemm.hpp) on the same
+// row-major problem: all four transpose combinations, leading dimensions wider than the rows,
+// alpha and beta not 1/0. The whole C array, padding included, must match (the padding must
+// stay untouched). A leading dimension cuBLAS rejects surfaces as CudaError naming the call.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -9,21 +9,25 @@
 #include <tuple>
 #include <vector>
 
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/cuda_error.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "kernels/cuda/cublas_gemm.hpp"
-#include "kernels/cuda/cuda_error.hpp"
-#include "kernels/cuda/device_buffer.hpp"
 #include "kernels/host/gemm.hpp"
 #include "tests/device/device_test_support.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
-using CublasGemmErrors = testing::DeviceTest;
-using testing::expect_all_close;
-using testing::uniform_vector;
+using device::CudaError;
+using device::DeviceBuffer;
+using device::testing::expect_all_close;
+using device::testing::uniform_vector;
+using device::testing::wait_for_device;
+using CublasGemmErrors = device::testing::ContextTest;
 
 /// (trans_a, trans_b)
-class CublasGemm : public testing::DeviceTest,
+class CublasGemm : public device::testing::ContextTest,
                    public ::testing::WithParamInterface<std::tuple<bool, bool>> {};
 
 TEST_P(CublasGemm, MatchesHostGemm) {
@@ -40,9 +44,10 @@ TEST_P(CublasGemm, MatchesHostGemm) {
   std::vector<float> c = uniform_vector(static_cast<std::size_t>(m) * ldc, 3);
 
   DeviceBuffer<float> a_d(a), b_d(b), c_d(c);
-  CublasHandle handle;
-  gemm(handle, trans_a, trans_b, m, n, k, alpha, a_d.data(), lda, b_d.data(), ldb, beta, c_d.data(),
-       ldc);
+  wait_for_device();
+  gemm(context(), trans_a, trans_b, m, n, k, alpha, a_d.data(), lda, b_d.data(), ldb, beta,
+       c_d.data(), ldc);
+  context().fence();
   kernels::gemm(trans_a, trans_b, m, n, k, alpha, a.data(), lda, b.data(), ldb, beta, c.data(),
                 ldc);
   expect_all_close(c_d.to_host(), c, 1e-3, "C");
@@ -51,9 +56,8 @@ TEST_P(CublasGemm, MatchesHostGemm) {
 TEST_F(CublasGemmErrors, LeadingDimensionBelowRowLengthIsCudaError) {
   const int m = 4, n = 3, k = 5;
   DeviceBuffer<float> a_d(std::size_t{m * k}), b_d(std::size_t{k * n}), c_d(std::size_t{m * n});
-  CublasHandle handle;
   try {
-    gemm(handle, false, false, m, n, k, 1.0f, a_d.data(), k - 1, b_d.data(), n, 0.0f, c_d.data(),
+    gemm(context(), false, false, m, n, k, 1.0f, a_d.data(), k - 1, b_d.data(), n, 0.0f, c_d.data(),
          n);
     FAIL() << "expected CudaError for lda = k - 1";
   } catch (const CudaError& e) {

@@ -5,14 +5,13 @@
 
 #include <string>
 
-#include "kernels/cuda/cublas_gemm.hpp"
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
-#include "kernels/cuda/cudnn_conv2d.hpp"
-#include "kernels/cuda/device_buffer.hpp"
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "tests/device/device_test_support.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 namespace {
 
 /// Runs `make` and expects CudaError whose message contains "no CUDA device" and `user`.
@@ -41,16 +40,9 @@ TEST_F(NoDevice, BindDeviceAndRequireDeviceThrowNoCudaDevice) {
   expect_no_device_error([] { require_device("my_workload"); }, "my_workload");
 }
 
-TEST_F(NoDevice, BuffersAndHandlesThrowNoCudaDevice) {
+TEST_F(NoDevice, BuffersAndContextsThrowNoCudaDevice) {
   expect_no_device_error([] { DeviceBuffer<float> buffer(16); }, "DeviceBuffer");
-  expect_no_device_error([] { CublasHandle handle; }, "CublasHandle");
-  ConvGeometry g;
-  g.in_channels = 3;
-  g.out_channels = 8;
-  g.kernel = 3;
-  g.pad = 1;
-  g.in_h = g.in_w = 8;
-  expect_no_device_error([&] { CudnnConv2d conv(g, 2); }, "CudnnConv2d");
+  expect_no_device_error([] { CudaContext context(0); }, "CudaContext");
 }
 
 using WithDevice = testing::DeviceTest;
@@ -60,9 +52,23 @@ TEST_F(WithDevice, BindDeviceWrapsLocalRankOverDevices) {
   EXPECT_EQ(require_device("test"), count);
   EXPECT_EQ(bind_device(0), 0);
   EXPECT_EQ(bind_device(count + 1), (count + 1) % count);
-  EXPECT_GT(device_info(0).memory_bytes, 0);
-  EXPECT_FALSE(device_info(0).name.empty());
+}
+
+TEST_F(WithDevice, InfoDescribesTheDevice) {
+  const DeviceInfo info = device_info(0);
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.memory_bytes, 0);
+  // Every device CUDA 13 supports is Turing (7.5) or later.
+  EXPECT_GE(info.compute_major * 10 + info.compute_minor, 75);
+  EXPECT_EQ(info.bf16, info.compute_major >= 8);
+}
+
+TEST_F(WithDevice, FreeMemoryIsPositiveAndAtMostTheTotal) {
+  bind_device(0);
+  const std::int64_t free_bytes = free_memory_bytes();
+  EXPECT_GT(free_bytes, 0);
+  EXPECT_LE(free_bytes, device_info(0).memory_bytes);
 }
 
 }  // namespace
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

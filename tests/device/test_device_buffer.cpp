@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda/device_buffer.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "tests/device/device_test_support.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 namespace {
 
 using DeviceBufferOnDevice = testing::DeviceTest;
@@ -102,4 +102,4 @@ TEST_F(DeviceBufferOnDevice, OutOfMemoryIsBadAllocAndLeavesTheDeviceUsable) {
 }
 
 }  // namespace
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

@@ -8,7 +8,7 @@
 
 #include "tests/device/device_test_support.hpp"
 
-namespace scaletune::kernels::cuda::testing {
+namespace scaletune::device::testing {
 namespace {
 
 TEST(ExpectAllClose, AcceptsValuesWithinRelativeTolerance) {
@@ -36,4 +36,4 @@ TEST(ExpectAllClose, FlagsSizeMismatch) {
 }
 
 }  // namespace
-}  // namespace scaletune::kernels::cuda::testing
+}  // namespace scaletune::device::testing

@@ -1,7 +1,8 @@
 // NcclCommunicator against host references, run under mpiexec with 1 and 2 ranks. Without a
-// device (the build machines) the parts that need none still run: the "no CUDA device" error,
-// the library version, the error wrapper, the type mapping and this file's binary16 and
-// bfloat16 encoders. Cases that need one device per rank skip when there are fewer devices.
+// device (the build machines) the parts that need none still run: the library version, the
+// error wrapper, the type mapping and this file's binary16 and bfloat16 encoders. Cases that
+// need one device per rank skip when there are fewer devices; they share one CudaContext and
+// check that collectives are ordered against its compute stream.
 #include <mpi.h>
 
 #include <gtest/gtest.h>
@@ -22,13 +23,16 @@
 #include <vector>
 
 #include "harness/core/communicator.hpp"
+#include "harness/core/error_context.hpp"
+#include "harness/device/cuda_context.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
+#include "harness/device/device_buffer.hpp"
 #include "harness/mpi/device_binding.hpp"
 #include "harness/nccl/detail/nccl_types.hpp"
 #include "harness/nccl/nccl_communicator.hpp"
 #include "harness/nccl/nccl_error.hpp"
 #include "harness/nccl/nccl_version.hpp"
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl {
 namespace {
@@ -213,39 +217,40 @@ TEST(NcclDeviceBinding, LocalRankOnOneNodeIsTheWorldRank) {
   EXPECT_EQ(mpi::local_rank(MPI_COMM_WORLD), world_rank);
 }
 
-class NcclNoDevice : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (kernels::cuda::device_count() > 0) GTEST_SKIP() << "a CUDA device is present";
-  }
-};
-
-TEST_F(NcclNoDevice, ConstructionThrowsNoCudaDeviceFirst) {
+TEST(NcclErrorCheck, NamesTheErrorContextWhenSet) {
+  core::set_error_context(5, "node7", "cuda:2 NVIDIA H200");
   try {
-    NcclCommunicator comm(MPI_COMM_WORLD, 0);
-    ADD_FAILURE() << "expected CudaError, nothing was thrown";
-  } catch (const kernels::cuda::CudaError& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("no CUDA device"), std::string::npos) << message;
-    EXPECT_NE(message.find("NcclCommunicator"), std::string::npos) << message;
+    check_nccl(ncclInvalidArgument, "ncclBar()", "bar.cpp", 4, nullptr);
+    ADD_FAILURE() << "expected NcclError";
+  } catch (const NcclError& e) {
+    const std::string want =
+        std::string("ncclBar() failed at bar.cpp:4 on rank 5 (host node7, ") +
+        "device cuda:2 NVIDIA H200): " + ncclGetErrorString(ncclInvalidArgument);
+    EXPECT_EQ(std::string(e.what()).rfind(want, 0), 0u) << e.what();
   }
+  core::set_error_context(-1, "", "");
 }
 
 // ---- With one device per rank ----
 
-/// Shares one NcclCommunicator over MPI_COMM_WORLD across the cases (ncclCommInitRank is
-/// slow); skips when any rank would lack a device of its own (NCCL refuses two ranks on one).
+/// Shares one CudaContext and one NcclCommunicator over MPI_COMM_WORLD across the cases
+/// (ncclCommInitRank is slow); skips when any rank would lack a device of its own (NCCL refuses
+/// two ranks on one).
 class WithNccl : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const int devices = kernels::cuda::device_count();
+    const int devices = device::device_count();
     int world = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &world);
     if (devices == 0 || devices < world) return;  // the same on every rank of one node
-    s_device = mpi::device_for_rank(mpi::local_rank(MPI_COMM_WORLD), devices);
-    s_comm = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, s_device);
+    s_context = std::make_unique<device::CudaContext>(
+        mpi::device_for_rank(mpi::local_rank(MPI_COMM_WORLD), devices));
+    s_comm = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, *s_context);
   }
-  static void TearDownTestSuite() { s_comm.reset(); }
+  static void TearDownTestSuite() {
+    s_comm.reset();
+    s_context.reset();
+  }
   void SetUp() override {
     if (!s_comm) GTEST_SKIP() << "needs one CUDA device per rank";
   }
@@ -254,8 +259,10 @@ class WithNccl : public ::testing::Test {
   static int rank() { return s_comm->rank(); }
   static int size() { return s_comm->size(); }
 
+  static device::CudaContext& context() { return *s_context; }
+
+  static inline std::unique_ptr<device::CudaContext> s_context;
   static inline std::unique_ptr<NcclCommunicator> s_comm;
-  static inline int s_device = 0;
 };
 
 /// A buffer of `comm` holding `values` as `type`.
@@ -554,13 +561,96 @@ TEST_F(WithNccl, TimerGivesOneIntervalPerPairOfMarksThenForgets) {
 }
 
 TEST_F(WithNccl, SubCommunicatorOfOneRankReducesAlone) {
-  NcclCommunicator self(MPI_COMM_SELF, s_device);
+  NcclCommunicator self(MPI_COMM_SELF, context());
   EXPECT_EQ(self.rank(), 0);
   EXPECT_EQ(self.size(), 1);
   const std::vector<double> values = reduce_inputs(rank(), 64);
   auto data = to_device(self, values, DType::fp32);
   self.all_reduce(data->data(), data->data(), values.size(), DType::fp32, ReduceOp::sum);
   expect_values(to_host(self, *data, DType::fp32), values, DType::fp32, "size-1 all_reduce");
+}
+
+/// The value of every int32 element after cudaMemsetAsync(..., 0x01, ...): bytes 01 01 01 01.
+constexpr std::int32_t kOnes = 0x01010101;
+
+/// recv [count] of int32 after `reduce` (blocking or started) on inputs written by the compute
+/// stream just before it, copied by the compute stream just after it; only the context's fence
+/// waits on the host, so the result is right only if the collective is ordered on the device
+/// between the two compute-stream operations.
+template <class Reduce>
+std::vector<std::int32_t> reduced_between_compute(device::CudaContext& ctx, std::size_t count,
+                                                  Reduce reduce) {
+  device::DeviceBuffer<std::int32_t> send(count), recv(count), copy(count);
+  SCALETUNE_CUDA_CHECK(cudaMemsetAsync(recv.data(), 0, recv.size_bytes(), ctx.compute_stream()));
+  SCALETUNE_CUDA_CHECK(cudaMemsetAsync(copy.data(), 0, copy.size_bytes(), ctx.compute_stream()));
+  ctx.fence();
+  SCALETUNE_CUDA_CHECK(cudaMemsetAsync(send.data(), 0x01, send.size_bytes(), ctx.compute_stream()));
+  reduce(send.data(), recv.data(), count);
+  SCALETUNE_CUDA_CHECK(cudaMemcpyAsync(copy.data(), recv.data(), copy.size_bytes(),
+                                       cudaMemcpyDeviceToDevice, ctx.compute_stream()));
+  ctx.fence();
+  return copy.to_host();
+}
+
+TEST_F(WithNccl, BlockingCollectiveIsOrderedBetweenComputeWork) {
+  const std::size_t count = std::size_t{1} << 24;  // 64 MiB: long enough to expose a race
+  const auto got =
+      reduced_between_compute(context(), count, [&](void* send, void* recv, std::size_t n) {
+        comm().all_reduce(send, recv, n, DType::int32, ReduceOp::sum);
+      });
+  const std::vector<std::int32_t> want(count, kOnes * size());
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(WithNccl, StartedAllReduceIsOrderedAfterWaitStarted) {
+  const std::size_t count = std::size_t{1} << 24;
+  const auto got =
+      reduced_between_compute(context(), count, [&](void* send, void* recv, std::size_t n) {
+        comm().start_all_reduce(send, recv, n, DType::int32, ReduceOp::sum);
+        comm().wait_started();  // returns at once; the compute stream waits on the device
+      });
+  const std::vector<std::int32_t> want(count, kOnes * size());
+  EXPECT_EQ(got, want);
+}
+
+TEST_F(WithNccl, StartedAllReducesMatchBlockingOnesBitForBit) {
+  struct Case {
+    DType type;
+    ReduceOp op;
+    std::size_t count;
+  };
+  const Case cases[] = {{DType::fp32, ReduceOp::sum, 1},
+                        {DType::fp64, ReduceOp::sum, 1000},
+                        {DType::bf16, ReduceOp::sum, 4097},
+                        {DType::fp32, ReduceOp::avg, 100003},
+                        {DType::fp64, ReduceOp::avg, 7}};
+  std::vector<std::unique_ptr<core::CommBuffer>> sends, started, blocking;
+  for (const Case& c : cases) {
+    sends.push_back(to_device(comm(), reduce_inputs(rank(), c.count), c.type));
+    started.push_back(comm().allocate(sends.back()->bytes()));
+    blocking.push_back(comm().allocate(sends.back()->bytes()));
+  }
+  for (std::size_t k = 0; k < std::size(cases); ++k)
+    comm().start_all_reduce(sends[k]->data(), started[k]->data(), cases[k].count, cases[k].type,
+                            cases[k].op);
+  while (!comm().progress_started()) {
+  }
+  comm().wait_started();
+  for (std::size_t k = 0; k < std::size(cases); ++k) {
+    const Case& c = cases[k];
+    SCOPED_TRACE(std::string(core::dtype_key(c.type)) + " " +
+                 std::string(core::reduce_op_name(c.op)) + " of " + std::to_string(c.count));
+    comm().all_reduce(sends[k]->data(), blocking[k]->data(), c.count, c.type, c.op);
+    comm().synchronize();
+    std::vector<std::byte> a(started[k]->bytes()), b(blocking[k]->bytes());
+    started[k]->download(a);
+    blocking[k]->download(b);
+    EXPECT_EQ(a, b);
+    std::vector<double> want(c.count);
+    for (std::size_t i = 0; i < c.count; ++i) want[i] = reduced(size(), i, c.type, c.op);
+    expect_values(decode(a, c.type), want, c.type, "started");
+  }
+  EXPECT_TRUE(comm().progress_started());
 }
 
 // Last: an argument error must leave the communicator usable for the teardown only.

@@ -1,12 +1,14 @@
 // Under mpirun: every operation of MpiCommunicator for every dtype, out of place and in place,
-// with sum and avg, against a naive reference. Each rank computes every rank's input from
-// pattern(rank, index), so each can compute the expected result alone.
+// with sum and avg, against a naive reference, and started (asynchronous) all-reduces against
+// the blocking ones. Each rank computes every rank's input from pattern(rank, index), so each
+// can compute the expected result alone.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <Eigen/Core>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <span>
 #include <stdexcept>
@@ -162,6 +164,51 @@ TYPED_TEST(CommunicatorOps, AllReduce) {
         for (std::size_t i = 0; i < count; ++i) want[i] = this->reduced(i, op);
         expect_elements(recv, want);
       }
+}
+
+/// Expects `got` and `want` to hold the same bytes (bit for bit, NaN and -0 included).
+template <typename T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
+}
+
+TYPED_TEST(CommunicatorOps, StartedAllReducesEqualBlockingOnesBitForBit) {
+  // Every count, op and placement at once, all in flight together before one wait_started().
+  struct Started {
+    std::size_t count;
+    ReduceOp op;
+    bool in_place;
+    std::vector<TypeParam> send, recv;
+  };
+  std::vector<Started> started;
+  for (const std::size_t count :
+       {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{3001}, std::size_t{100000}})
+    for (const ReduceOp op : kOps)
+      for (const bool in_place : {false, true}) {
+        const auto send = this->input(this->rank, count);
+        started.push_back({count, op, in_place, send, in_place ? send : this->unwritten(count)});
+      }
+  for (Started& s : started)
+    this->comm.start_all_reduce(s.in_place ? s.recv.data() : s.send.data(), s.recv.data(), s.count,
+                                this->kType, s.op);
+  int polls = 0;
+  while (!this->comm.progress_started()) ++polls;  // MPI progresses them as we test
+  SCOPED_TRACE(std::to_string(polls) + " polls before every started all-reduce completed");
+  EXPECT_TRUE(this->comm.progress_started());  // stays complete
+  this->comm.wait_started();
+  for (const Started& s : started) {
+    SCOPED_TRACE(trace(s.count, s.op, s.in_place));
+    auto blocking = s.in_place ? s.send : this->unwritten(s.count);
+    this->comm.all_reduce(s.in_place ? blocking.data() : s.send.data(), blocking.data(), s.count,
+                          this->kType, s.op);
+    expect_same_bits(s.recv, blocking);
+    std::vector<TypeParam> want(s.count);
+    for (std::size_t i = 0; i < s.count; ++i) want[i] = this->reduced(i, s.op);
+    expect_elements(s.recv, want);
+  }
+  EXPECT_TRUE(this->comm.progress_started());  // none started any more
+  this->comm.wait_started();                   // nothing to wait for
 }
 
 TYPED_TEST(CommunicatorOps, ReduceScatter) {
@@ -326,6 +373,74 @@ TYPED_TEST(CommunicatorOps, BroadcastFromEveryRoot) {
                              root);
         expect_elements(data, want);
       }
+}
+
+// ---- Started all-reduces of several types in flight together ----------------------------------
+
+TEST(StartedAllReduce, MixedTypesAndOpsInFlightTogetherMatchTheNaiveSum) {
+  // fp32, fp64 and bf16 sums and an fp32 average, started back to back and waited for once:
+  // each must equal both the naive sum over ranks of pattern() and the blocking all_reduce.
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  const int n = comm.size();
+  const auto naive = [&](std::size_t i) {
+    double sum = 0;
+    for (int r = 0; r < n; ++r) sum += pattern(r, i);
+    return sum;
+  };
+  std::vector<float> f32(5000), f32_avg(257);
+  std::vector<double> f64(33);
+  std::vector<Eigen::bfloat16> b16(1025);
+  for (std::size_t i = 0; i < f32.size(); ++i) f32[i] = make<float>(pattern(comm.rank(), i));
+  for (std::size_t i = 0; i < f32_avg.size(); ++i)
+    f32_avg[i] = make<float>(pattern(comm.rank(), i));
+  for (std::size_t i = 0; i < f64.size(); ++i) f64[i] = pattern(comm.rank(), i);
+  for (std::size_t i = 0; i < b16.size(); ++i)
+    b16[i] = make<Eigen::bfloat16>(pattern(comm.rank(), i));
+  const auto f32_in = f32, f32_avg_in = f32_avg;
+  const auto f64_in = f64;
+  const auto b16_in = b16;
+  comm.start_all_reduce(f32.data(), f32.data(), f32.size(), DType::fp32, ReduceOp::sum);
+  comm.start_all_reduce(f64.data(), f64.data(), f64.size(), DType::fp64, ReduceOp::sum);
+  comm.start_all_reduce(b16.data(), b16.data(), b16.size(), DType::bf16, ReduceOp::sum);
+  comm.start_all_reduce(f32_avg.data(), f32_avg.data(), f32_avg.size(), DType::fp32, ReduceOp::avg);
+  while (!comm.progress_started()) {
+  }
+  comm.wait_started();
+  for (std::size_t i = 0; i < f32.size(); ++i) ASSERT_EQ(f32[i], naive(i)) << "fp32 " << i;
+  for (std::size_t i = 0; i < f64.size(); ++i) ASSERT_EQ(f64[i], naive(i)) << "fp64 " << i;
+  for (std::size_t i = 0; i < b16.size(); ++i) ASSERT_EQ(value(b16[i]), naive(i)) << "bf16 " << i;
+  for (std::size_t i = 0; i < f32_avg.size(); ++i)
+    ASSERT_EQ(f32_avg[i], average<float>(naive(i), n)) << "fp32 avg " << i;
+  auto f32_blocking = f32_in;
+  auto f64_blocking = f64_in;
+  auto b16_blocking = b16_in;
+  auto f32_avg_blocking = f32_avg_in;
+  comm.all_reduce(f32_blocking.data(), f32_blocking.data(), f32.size(), DType::fp32, ReduceOp::sum);
+  comm.all_reduce(f64_blocking.data(), f64_blocking.data(), f64.size(), DType::fp64, ReduceOp::sum);
+  comm.all_reduce(b16_blocking.data(), b16_blocking.data(), b16.size(), DType::bf16, ReduceOp::sum);
+  comm.all_reduce(f32_avg_blocking.data(), f32_avg_blocking.data(), f32_avg.size(), DType::fp32,
+                  ReduceOp::avg);
+  expect_same_bits(f32, f32_blocking);
+  expect_same_bits(f64, f64_blocking);
+  expect_same_bits(b16, b16_blocking);
+  expect_same_bits(f32_avg, f32_avg_blocking);
+}
+
+TEST(StartedAllReduce, ManyMoreThanReservedStillComplete) {
+  // More started at once than the communicator reserved for: the vectors grow and all finish.
+  MpiCommunicator comm(MPI_COMM_WORLD);
+  std::vector<std::vector<double>> data(200);
+  for (std::size_t k = 0; k < data.size(); ++k)
+    data[k].assign(k % 5 + 1, static_cast<double>(comm.rank() + k));
+  for (auto& d : data)
+    comm.start_all_reduce(d.data(), d.data(), d.size(), DType::fp64, ReduceOp::avg);
+  comm.wait_started();  // without polling first: waiting alone must finish them
+  const int n = comm.size();
+  for (std::size_t k = 0; k < data.size(); ++k) {
+    // avg over ranks of (r + k) = (n - 1) / 2 + k
+    const double want = (n - 1) / 2.0 + static_cast<double>(k);
+    for (const double v : data[k]) ASSERT_EQ(v, want) << "all-reduce " << k;
+  }
 }
 
 // ---- fp16 and bf16 sums where rounding happens ----------------------------------------------

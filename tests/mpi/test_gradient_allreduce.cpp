@@ -51,6 +51,27 @@ TEST(StatusAgreement, WorstStatusAndFirstFailingRanksMessage) {
             "rank " + std::to_string(size - 1) + ": from rank " + std::to_string(size - 1));
 }
 
+TEST(StatusAgreement, AnUnusableDeviceOutranksEveryOtherError) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  // Rank 0 reports an ordinary error; the last rank's device is lost: its message wins.
+  const bool lost = rank == size - 1;
+  const results::Status mine = rank == 0 || lost ? results::Status::error : results::Status::ok;
+  const auto agreed = agree_status(MPI_COMM_WORLD, mine, "from rank " + std::to_string(rank), lost);
+  EXPECT_EQ(agreed.status, results::Status::error);
+  EXPECT_EQ(agreed.error,
+            "rank " + std::to_string(size - 1) + ": from rank " + std::to_string(size - 1));
+  ASSERT_TRUE(agreed.device_lost.has_value());
+  EXPECT_EQ(agreed.device_lost->rank, size - 1);
+  EXPECT_EQ(agreed.device_lost->message, "from rank " + std::to_string(size - 1));
+  // An ordinary error alone sets no device loss.
+  const auto ordinary =
+      agree_status(MPI_COMM_WORLD, rank == 0 ? results::Status::error : results::Status::ok, "x");
+  EXPECT_EQ(ordinary.error, "rank 0: x");
+  EXPECT_FALSE(ordinary.device_lost.has_value());
+}
+
 TEST(SubCommunicator, FirstRanksOnly) {
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

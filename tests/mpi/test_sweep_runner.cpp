@@ -1,6 +1,6 @@
 // Under mpirun: one launch runs every configuration with ranks <= world size on the first
 // `ranks` ranks, records the rest as skipped, and turns failures into statuses while the
-// sweep goes on.
+// sweep goes on; a rank's unusable device (core::FatalDeviceError) is recorded and stops it.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "harness/core/fatal_device_error.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/batch_split.hpp"
 #include "harness/mpi/sweep_runner.hpp"
@@ -66,6 +67,31 @@ class BudgetWorkload final : public core::Workload {
   std::int64_t m_budget;
 };
 
+// As ProbeWorkload, but on the last rank of the configuration the second step ends with a
+// core::FatalDeviceError (after the step's collective, so no rank is left waiting in it), as a
+// sticky CUDA error would.
+class DeviceLossWorkload final : public core::Workload {
+ public:
+  DeviceLossWorkload(const job::Config& c, const core::RankContext& ctx) : m_comm(ctx.comm) {
+    participated().push_back(c.id);
+  }
+  std::vector<std::string> phase_names() const override { return {"fwd"}; }
+  void step(core::PhaseTimer& timer) override {
+    double x = 1;
+    m_comm->all_reduce_sum(std::span<double>(&x, 1));
+    timer.mark(0);
+    if (++m_steps == 2 && m_comm->rank() == m_comm->size() - 1)
+      throw core::FatalDeviceError("cudaStreamSynchronize(stream) failed: an illegal address");
+  }
+  double params() const override { return 1; }
+  double flops_per_sample() const override { return 1; }
+  std::int64_t memory_peak_bytes() const override { return 1; }
+
+ private:
+  core::Communicator* m_comm;
+  int m_steps = 0;
+};
+
 const bool kRegistered = [] {
   core::register_workload(
       "probe", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
@@ -90,6 +116,10 @@ const bool kRegistered = [] {
                                 "huge", std::size_t(1) << 44);  // 64 TiB
                             throw std::logic_error("allocated 64 TiB");
                           });
+  core::register_workload("device_loss", [](const job::WorkloadSpec&, const job::Config& c,
+                                            const core::RankContext& ctx) {
+    return std::make_unique<DeviceLossWorkload>(c, ctx);
+  });
   core::register_workload("fail_last", [](const job::WorkloadSpec&, const job::Config& c,
                                           const core::RankContext& ctx) {
     if (ctx.comm->rank() == ctx.comm->size() - 1) throw std::runtime_error("deliberate failure");
@@ -213,6 +243,47 @@ TEST(SweepRunner, FailuresBecomeStatusesAndTheSweepGoesOn) {
     ASSERT_TRUE(c.launch.has_value()) << id;
     EXPECT_EQ(c.launch->ranks.size(), static_cast<std::size_t>(c.ranks)) << id;
   }
+}
+
+TEST(SweepRunner, AnUnusableDeviceIsRecordedAndStopsTheLaunch) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  participated().clear();
+  // An ordinary failure first (the sweep goes on), then the device's loss on the last rank.
+  const std::vector<job::Config> configs = {config("probe", 1), config("fail_last", 2),
+                                            config("device_loss", size), config("probe", 2),
+                                            config("probe", size)};
+  const std::string device_error = "cudaStreamSynchronize(stream) failed: an illegal address";
+  try {
+    run(configs, 60, "device_loss");
+    FAIL() << "expected SweepStopped";
+  } catch (const SweepStopped& e) {
+    EXPECT_EQ(e.config_id(), "device_loss-r" + std::to_string(size));
+    EXPECT_EQ(e.world_rank(), size - 1);
+    EXPECT_EQ(e.device_error(), device_error);
+    EXPECT_EQ(std::string(e.what()),
+              "stopped after device_loss-r" + std::to_string(size) + ": the CUDA context of rank " +
+                  std::to_string(size - 1) + " is unusable (" + device_error +
+                  "); the configurations before it are stored; rerun with --resume");
+  }
+  // Nothing after the lost device ran on any rank.
+  for (const std::string& id : participated())
+    EXPECT_TRUE(id == "probe-r1" || id == "fail_last-r2" ||
+                id == "device_loss-r" + std::to_string(size))
+        << id << " ran after the device was lost";
+  if (rank != 0) return;
+  const auto file = results::read_results(testing::TempDir() + "/scaletune_device_loss_np" +
+                                          std::to_string(size) + ".h5");
+  std::map<std::string, results::ConfigResult> by_id;
+  for (const auto& c : file.configs) by_id[c.id] = c;
+  ASSERT_EQ(by_id.size(), 3u) << "the configurations after the lost device must not be stored";
+  EXPECT_EQ(by_id.at("probe-r1").status, Status::ok);
+  EXPECT_EQ(by_id.at("fail_last-r2").status, Status::error);
+  const auto& lost = by_id.at("device_loss-r" + std::to_string(size));
+  EXPECT_EQ(lost.status, Status::error);
+  EXPECT_EQ(lost.error, "rank " + std::to_string(size - 1) + ": " + device_error);
+  ASSERT_TRUE(lost.launch.has_value());
 }
 
 TEST(SweepRunner, PerRankMemoryIsTheWorldRanksValue) {

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "harness/device/cuda_error.hpp"
 #include "harness/nccl/detail/stream_wait.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl::detail {
 

@@ -9,7 +9,7 @@
 #include <span>
 
 #include "harness/core/communicator.hpp"
-#include "kernels/cuda/device_buffer.hpp"
+#include "harness/device/device_buffer.hpp"
 
 namespace scaletune::nccl::detail {
 
@@ -34,7 +34,7 @@ class DeviceCommBuffer final : public core::CommBuffer {
   void copy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
             const char* op) const;
 
-  kernels::cuda::DeviceBuffer<std::byte> m_memory;
+  device::DeviceBuffer<std::byte> m_memory;
   cudaStream_t m_stream;
   ncclComm_t m_comm;
 };

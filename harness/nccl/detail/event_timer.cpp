@@ -2,8 +2,8 @@
 
 #include <utility>
 
+#include "harness/device/cuda_error.hpp"
 #include "harness/nccl/detail/stream_wait.hpp"
-#include "kernels/cuda/cuda_error.hpp"
 
 namespace scaletune::nccl::detail {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "harness/core/communicator.hpp"
-#include "kernels/cuda/detail/unique_handle.hpp"
+#include "harness/device/detail/unique_handle.hpp"
 
 namespace scaletune::nccl::detail {
 
@@ -27,7 +27,7 @@ class EventTimer final : public core::CommTimer {
   std::vector<double> intervals() override;
 
  private:
-  using Event = kernels::cuda::detail::UniqueHandle<cudaEvent_t, &cudaEventDestroy>;
+  using Event = device::detail::UniqueHandle<cudaEvent_t, &cudaEventDestroy>;
 
   cudaStream_t m_stream;
   ncclComm_t m_comm;

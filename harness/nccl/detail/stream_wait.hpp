@@ -9,11 +9,15 @@
 
 namespace scaletune::nccl::detail {
 
-/// Returns once everything issued to `stream` has completed. Throws NcclError when `comm`
-/// reports an asynchronous error first, CudaError when the stream reports a CUDA error.
+/// True when everything issued to `stream` has completed, false while some is still running;
+/// never blocks. Throws NcclError when `comm` reports an asynchronous error, CudaError when
+/// the stream reports a CUDA error (StickyCudaError for a sticky one).
+bool stream_done(cudaStream_t stream, ncclComm_t comm);
+
+/// Returns once everything issued to `stream` has completed. Throws as stream_done.
 void wait_for_stream(cudaStream_t stream, ncclComm_t comm);
 
-/// Returns once `event` has completed; throws as wait_for_stream.
+/// Returns once `event` has completed; throws as stream_done.
 void wait_for_event(cudaEvent_t event, ncclComm_t comm);
 
 }  // namespace scaletune::nccl::detail

@@ -7,10 +7,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda/cuda_device.hpp"
-#include "kernels/cuda/cuda_error.hpp"
+#include "harness/device/cuda_device.hpp"
+#include "harness/device/cuda_error.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 DeviceOutOfMemory::DeviceOutOfMemory(std::size_t requested_bytes) noexcept
     : m_requested_bytes(requested_bytes) {
@@ -72,4 +72,4 @@ std::size_t checked_bytes(std::size_t count, std::size_t element_bytes) {
 }
 
 }  // namespace detail
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

@@ -6,7 +6,7 @@
 #include <memory>
 #include <type_traits>
 
-namespace scaletune::kernels::cuda::detail {
+namespace scaletune::device::detail {
 
 /// Deleter calling `Destroy(handle)`, e.g. Destroy = &cudnnDestroyTensorDescriptor.
 template <auto Destroy>
@@ -22,4 +22,4 @@ struct HandleDeleter {
 template <class Handle, auto Destroy>
 using UniqueHandle = std::unique_ptr<std::remove_pointer_t<Handle>, HandleDeleter<Destroy>>;
 
-}  // namespace scaletune::kernels::cuda::detail
+}  // namespace scaletune::device::detail

@@ -2,9 +2,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/cuda/cuda_error.hpp"
+#include <cstddef>
 
-namespace scaletune::kernels::cuda {
+#include "harness/device/cuda_error.hpp"
+
+namespace scaletune::device {
 
 int device_count() {
   int count = 0;
@@ -20,7 +22,8 @@ int device_count() {
 DeviceInfo device_info(int index) {
   cudaDeviceProp prop{};
   SCALETUNE_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
-  return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem)};
+  return {prop.name, static_cast<std::int64_t>(prop.totalGlobalMem), prop.major, prop.minor,
+          prop.major >= 8};
 }
 
 int require_device(std::string_view user) {
@@ -36,10 +39,16 @@ int bind_device(int local_rank) {
   return device;
 }
 
+std::int64_t free_memory_bytes() {
+  std::size_t free = 0, total = 0;
+  SCALETUNE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  return static_cast<std::int64_t>(free);
+}
+
 std::string runtime_version() {
   int v = 0;
   SCALETUNE_CUDA_CHECK(cudaRuntimeGetVersion(&v));
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device

@@ -4,7 +4,7 @@
 
 #include <cstddef>
 
-namespace scaletune::kernels::cuda::detail {
+namespace scaletune::device::detail {
 
 /// cudaMalloc of `bytes` on the current device; nullptr for 0 bytes (no device touched).
 /// Throws CudaError "no CUDA device" without a device, DeviceOutOfMemory when the device is
@@ -27,4 +27,4 @@ void copy_to_host(const char* op, void* dst, const void* src, std::size_t host_c
 /// count * element_bytes, or throws std::length_error naming both when that overflows size_t.
 std::size_t checked_bytes(std::size_t count, std::size_t element_bytes);
 
-}  // namespace scaletune::kernels::cuda::detail
+}  // namespace scaletune::device::detail

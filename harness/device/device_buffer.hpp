@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/cuda/detail/device_memory.hpp"
+#include "harness/device/detail/device_memory.hpp"
 
-namespace scaletune::kernels::cuda {
+namespace scaletune::device {
 
 /// cudaMalloc returned cudaErrorMemoryAllocation. what() names the requested size in bytes.
 class DeviceOutOfMemory : public std::bad_alloc {
@@ -29,7 +29,9 @@ class DeviceOutOfMemory : public std::bad_alloc {
 
 /// `size()` elements of T in device global memory (uninitialised unless built from host data).
 /// Move-only; the destructor frees. Copies are synchronous (cudaMemcpy) and need a host span of
-/// exactly size() elements.
+/// exactly size() elements. cudaMemcpy runs on the legacy default stream, which does not wait
+/// for non-blocking streams (CudaContext's compute stream): fence the context before copying
+/// results back, and synchronise the device after an upload that work on such a stream reads.
 template <class T>
 class DeviceBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "device memory holds trivially copyable data");
@@ -95,4 +97,4 @@ class DeviceBuffer {
   std::size_t m_size = 0;
 };
 
-}  // namespace scaletune::kernels::cuda
+}  // namespace scaletune::device
