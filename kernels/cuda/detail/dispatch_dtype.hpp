@@ -36,8 +36,7 @@ void dispatch_activation(core::DType type, const char* kernel, const char* tenso
       break;
   }
   throw std::invalid_argument(std::string(kernel) + ": " + tensor + " has element type " +
-                              std::string(core::dtype_key(type)) +
-                              ", expected fp32, fp16 or bf16");
+                              std::string(core::dtype_key(type)) + ", expected fp32, fp16 or bf16");
 }
 
 }  // namespace scaletune::kernels::cuda::detail

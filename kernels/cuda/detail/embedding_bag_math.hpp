@@ -205,7 +205,7 @@ SCALETUNE_HOST_DEVICE inline void add_lookup_gradient(const BagBackwardArgs& a, 
                                                       std::int64_t col, float (&acc)[V]) {
   const std::int32_t bag = a.sorted_bags[p];
   if (bag < 0) return;
-  const float scale = bag_scale(a.mean, a.offsets[bag + 1] - a.offsets[bag]);
+  const float scale = a.mean ? bag_scale(true, a.offsets[bag + 1] - a.offsets[bag]) : 1.0f;
   float g[V];
   load_as_floats<float, V>(a.grad_out + bag * a.dim + col, g);
   for (int i = 0; i < V; ++i) acc[i] = add_rn(acc[i], mul_rn(scale, g[i]));
