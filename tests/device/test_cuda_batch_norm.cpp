@@ -15,18 +15,19 @@
 #include "kernels/cuda/batch_norm.hpp"
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/host/batch_norm.hpp"
+#include "tests/device/cuda_kernel_test_support.hpp"
 #include "tests/device/device_test_support.hpp"
-#include "tests/device/kernel_test_support.hpp"
+#include "tests/device/nhwc_test_support.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
 using core::DType;
-using testing::DeviceValues;
+using testing::DeviceActivations;
 using testing::expect_all_close;
 using testing::nchw_to_nhwc;
-using testing::rounded_to;
-using testing::tolerance_of;
+using testing::rounded;
+using testing::tolerance;
 using testing::uniform_vector;
 
 /// Extents [n, c, h, w].
@@ -61,15 +62,15 @@ HostResult host_batch_norm(const Extents& e, const std::vector<float>& x,
 struct DeviceRank {
   DeviceRank(const ActivationShape& shape, DType dtype, const std::vector<float>& x_host,
              const std::vector<float>& dy_host)
-      : x(x_host, dtype),
-        dy(dy_host, dtype),
-        y(x_host.size(), dtype),
-        dx(x_host.size(), dtype),
+      : x(dtype, x_host),
+        dy(dtype, dy_host),
+        y(dtype, x_host.size(), 0.0f),
+        dx(dtype, x_host.size(), 0.0f),
         sums(2 * static_cast<std::size_t>(shape.c)),
         dgamma(static_cast<std::size_t>(shape.c)),
         dbeta(static_cast<std::size_t>(shape.c)),
         workspace(batch_norm_workspace_bytes(shape)) {}
-  DeviceValues x, dy, y, dx;
+  DeviceActivations x, dy, y, dx;
   DeviceBuffer<float> sums, dgamma, dbeta;
   DeviceBuffer<std::byte> workspace;
 };
@@ -96,8 +97,8 @@ DeviceBuffer<float> all_reduced(std::vector<DeviceRank>& ranks) {
 /// with the all-reduce emulated on the host) and compares with the host over the whole batch.
 void expect_batch_norm_matches_host(const Extents& e, DType dtype, ActivationLayout layout,
                                     std::size_t rank_count) {
-  const std::vector<float> x = rounded_to(random_activations(e, 1), dtype);
-  const std::vector<float> dy = rounded_to(uniform_vector(e.elements(), 2), dtype);
+  const std::vector<float> x = rounded(dtype, random_activations(e, 1));
+  const std::vector<float> dy = rounded(dtype, uniform_vector(e.elements(), 2));
   std::vector<float> gamma = uniform_vector(e.c, 3), beta = uniform_vector(e.c, 4);
   for (float& g : gamma) g += 1.5f;
   const HostResult want = host_batch_norm(e, x, dy, gamma, beta);
@@ -140,8 +141,8 @@ void expect_batch_norm_matches_host(const Extents& e, DType dtype, ActivationLay
     batch_norm_backward_dx(nullptr, shape, dtype, rank.x.data(), rank.dy.data(), gamma_d.data(),
                            mean.data(), invstd.data(), backward_sums.data(), count,
                            rank.workspace.data(), rank.workspace.size(), rank.dx.data());
-    expect_all_close(rank.y.to_host(), laid_out(want.y, r), tolerance_of(dtype), "y");
-    expect_all_close(rank.dx.to_host(), laid_out(want.dx, r), tolerance_of(dtype), "dx");
+    expect_all_close(rank.y.to_host(), laid_out(want.y, r), tolerance(dtype), "y");
+    expect_all_close(rank.dx.to_host(), laid_out(want.dx, r), tolerance(dtype), "dx");
     const std::vector<float> g = rank.dgamma.to_host(), b = rank.dbeta.to_host();
     for (std::size_t c = 0; c < e.c; ++c) {
       dgamma[c] += g[c];  // the data-parallel gradient all-reduce

@@ -19,8 +19,8 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/embedding_bag.hpp"
 #include "kernels/host/embedding_bag.hpp"
+#include "tests/device/cuda_kernel_test_support.hpp"
 #include "tests/device/device_test_support.hpp"
-#include "tests/device/kernel_test_support.hpp"
 #include "tests/support/embedding_bags.hpp"
 
 namespace scaletune::kernels::cuda {
@@ -31,10 +31,10 @@ using kernels::test::BagLists;
 using kernels::test::index_vector;
 using kernels::test::random_bag_lists;
 using kernels::test::RowLaw;
-using testing::DeviceValues;
+using testing::DeviceActivations;
 using testing::expect_all_close;
-using testing::float_bits;
-using testing::rounded_to;
+using testing::host_bits;
+using testing::rounded;
 using testing::uniform_vector;
 
 /// Device copies of a batch of bags.
@@ -86,13 +86,13 @@ TEST_P(CudaEmbeddingForward, EqualsHostBitForBit) {
   const std::size_t rows = dim > 4096 ? 20 : 300;
   const std::size_t bag_count = dim > 4096 ? 7 : 301;
   const BagLists bags = random_bag_lists(bag_count, dim > 4096 ? 5 : 30, rows, law, 3);
-  const std::vector<float> values = rounded_to(uniform_vector(rows * dim, 4), dtype);
-  const DeviceValues table(values, dtype);
+  const std::vector<float> values = rounded(dtype, uniform_vector(rows * dim, 4));
+  const DeviceActivations table(dtype, values);
   const DeviceBags device_bags(bags);
   for (const Pooling mode : {Pooling::kSum, Pooling::kMean}) {
     const DType out16_dtype = mode == Pooling::kSum ? DType::bf16 : DType::fp16;
     DeviceBuffer<float> out(bag_count * dim);
-    DeviceValues out16(bag_count * dim, out16_dtype);
+    DeviceActivations out16(out16_dtype, bag_count * dim, 0.0f);
     DeviceBuffer<int> flags = device_zero();
     embedding_bag_forward(nullptr, device_bags.bags, device_bags.nnz,
                           static_cast<std::int64_t>(rows), static_cast<std::int64_t>(dim), dtype,
@@ -101,8 +101,8 @@ TEST_P(CudaEmbeddingForward, EqualsHostBitForBit) {
                           out16_dtype, out16.data(), flags.data());
     const std::vector<float> want = host_forward(values, rows, dim, dtype, bags, mode);
     const std::vector<float> got = out.to_host();
-    EXPECT_EQ(float_bits(got), float_bits(want));
-    EXPECT_EQ(out16.half_bits_on_host(), testing::to_half_bits(want, out16_dtype));
+    EXPECT_EQ(host_bits(DType::fp32, got), host_bits(DType::fp32, want));
+    EXPECT_EQ(out16.bits(), host_bits(out16_dtype, want));
     EXPECT_EQ(flags.to_host(), std::vector<int>{0});
   }
 }
@@ -117,7 +117,7 @@ using CudaEmbeddingErrors = testing::DeviceTest;
 
 TEST_F(CudaEmbeddingErrors, BadIdsAndOffsetsSetTheFlagWithoutFaulting) {
   const std::vector<float> values(4 * 2, 1.0f);
-  const DeviceValues table(values, DType::fp32);
+  const DeviceActivations table(DType::fp32, values);
   BagLists bad_ids;
   bad_ids.indices = {0, -5, 4, 3};
   bad_ids.offsets = {0, 2, 4};
@@ -199,7 +199,8 @@ TEST_P(CudaEmbeddingBackward, MatchesHostAndIsDeterministic) {
         got.values, std::vector<float>(want.values.data(), want.values.data() + want.values.size()),
         1e-5, "values");
     const BackwardResult again = device_backward(grad, dim, bags, mode, rows);
-    EXPECT_EQ(float_bits(again.values), float_bits(got.values)) << "not deterministic";
+    EXPECT_EQ(host_bits(DType::fp32, again.values), host_bits(DType::fp32, got.values))
+        << "not deterministic";
   }
 }
 

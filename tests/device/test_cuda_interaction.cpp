@@ -15,17 +15,17 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/interaction.hpp"
 #include "kernels/host/interaction.hpp"
+#include "tests/device/cuda_kernel_test_support.hpp"
 #include "tests/device/device_test_support.hpp"
-#include "tests/device/kernel_test_support.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
 using core::DType;
-using testing::DeviceValues;
+using testing::DeviceActivations;
 using testing::expect_all_close;
-using testing::float_bits;
-using testing::rounded_to;
+using testing::host_bits;
+using testing::rounded;
 using testing::uniform_vector;
 
 /// A host Tensor3 [n, f, d] holding `values`.
@@ -57,37 +57,37 @@ class CudaInteraction
 TEST_P(CudaInteraction, ForwardOutputEqualsHost) {
   const auto [dtype, f, d] = GetParam();
   const std::size_t n = 37;
-  const std::vector<float> z_values = rounded_to(uniform_vector(n * f * d, 1), dtype);
+  const std::vector<float> z_values = rounded(dtype, uniform_vector(n * f * d, 1));
   const Tensor3 z = tensor3(z_values, n, f, d);
   const std::size_t width = d + f * (f - 1) / 2;
   Tensor2 want("out", n, width);
   kernels::interaction_forward(z, want);
   const std::vector<float> gram = host_gram(z);
-  const DeviceValues z_device(z_values, dtype);
+  const DeviceActivations z_device(dtype, z_values);
   const DeviceBuffer<float> gram_device{std::span<const float>(gram)};
-  DeviceValues out(n * width, dtype);
+  DeviceActivations out(dtype, n * width, 0.0f);
   interaction_forward_output(nullptr, n, f, d, dtype, z_device.data(), gram_device.data(),
                              out.data());
   const std::vector<float> want_values(want.data(), want.data() + want.size());
   if (dtype == DType::fp32)
-    EXPECT_EQ(float_bits(out.to_host()), float_bits(want_values));
+    EXPECT_EQ(host_bits(DType::fp32, out.to_host()), host_bits(DType::fp32, want_values));
   else
-    EXPECT_EQ(out.to_host(), rounded_to(want_values, dtype));  // one rounding of the host value
+    EXPECT_EQ(out.to_host(), rounded(dtype, want_values));  // one rounding of the host value
 }
 
 TEST_P(CudaInteraction, BackwardThroughTheGramGradientEqualsHost) {
   const auto [dtype, f, d] = GetParam();
   const std::size_t n = 19, width = d + f * (f - 1) / 2;
-  const std::vector<float> z_values = rounded_to(uniform_vector(n * f * d, 2), dtype);
-  const std::vector<float> dout_values = rounded_to(uniform_vector(n * width, 3), dtype);
+  const std::vector<float> z_values = rounded(dtype, uniform_vector(n * f * d, 2));
+  const std::vector<float> dout_values = rounded(dtype, uniform_vector(n * width, 3));
   const Tensor3 z = tensor3(z_values, n, f, d);
   Tensor2 dout("dout", n, width);
   std::copy(dout_values.begin(), dout_values.end(), dout.data());
   Tensor3 want("dz", n, f, d);
   kernels::interaction_backward(z, dout, want);
 
-  const DeviceValues dout_device(dout_values, dtype);
-  DeviceValues grad_gram(n * f * f, dtype);
+  const DeviceActivations dout_device(dtype, dout_values);
+  DeviceActivations grad_gram(dtype, n * f * f, 0.0f);
   interaction_backward_gram(nullptr, n, f, d, dtype, dout_device.data(), dtype, grad_gram.data());
   const std::vector<float> g = grad_gram.to_host();
   std::vector<float> dz(n * f * d, 0.0f);  // dz = G Z, the backend's GEMM, here on the host
@@ -120,23 +120,23 @@ class CudaInteractionFeatures : public testing::DeviceTest,
 TEST_P(CudaInteractionFeatures, GatherSumsSourcesInOrderAndSliceCopiesBack) {
   const auto [src_dtype, z_dtype] = GetParam();
   const std::size_t n = 21, f = 4, d = 10, col_begin = 3, cols = 6, sources = 40;
-  std::vector<DeviceValues> blocks;
+  std::vector<DeviceActivations> blocks;
   std::vector<const void*> pointers;
   std::vector<std::vector<float>> block_values;
   for (std::size_t k = 0; k < sources; ++k) {
     block_values.push_back(
-        rounded_to(uniform_vector(n * cols, 100 + static_cast<unsigned>(k)), src_dtype));
-    blocks.emplace_back(block_values.back(), src_dtype);
+        rounded(src_dtype, uniform_vector(n * cols, 100 + static_cast<unsigned>(k))));
+    blocks.emplace_back(src_dtype, block_values.back());
   }
-  for (const DeviceValues& b : blocks) pointers.push_back(b.data());
-  const std::vector<float> z0 = rounded_to(uniform_vector(n * f * d, 5), z_dtype);
-  DeviceValues z(z0, z_dtype);
+  for (const DeviceActivations& b : blocks) pointers.push_back(b.data());
+  const std::vector<float> z0 = rounded(z_dtype, uniform_vector(n * f * d, 5));
+  DeviceActivations z(z_dtype, z0);
   interaction_gather_feature(nullptr, n, f, d, 2, col_begin, cols, src_dtype, pointers, z_dtype,
                              z.data());
   const std::vector<float> got = z.to_host();
   // The device's sum: fp32 in source order, rounded into z after each launch of 32 sources
   // (40 sources: two launches, the second starting from the stored value).
-  const auto round_z = [&](float v) { return rounded_to(std::vector<float>{v}, z_dtype)[0]; };
+  const auto round_z = [&](float v) { return rounded(z_dtype, std::vector<float>{v})[0]; };
   std::vector<float> want = z0;
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t c = 0; c < cols; ++c) {
@@ -147,16 +147,16 @@ TEST_P(CudaInteractionFeatures, GatherSumsSourcesInOrderAndSliceCopiesBack) {
       }
       want[(s * f + 2) * d + col_begin + c] = round_z(sum);
     }
-  EXPECT_EQ(float_bits(got), float_bits(want));
+  EXPECT_EQ(host_bits(DType::fp32, got), host_bits(DType::fp32, want));
 
-  DeviceValues slice(n * cols, src_dtype);
+  DeviceActivations slice(src_dtype, n * cols, 0.0f);
   interaction_slice_feature(nullptr, n, f, d, 2, col_begin, cols, z_dtype, z.data(), src_dtype,
                             slice.data());
   std::vector<float> want_slice(n * cols);
   for (std::size_t s = 0; s < n; ++s)
     for (std::size_t c = 0; c < cols; ++c)
       want_slice[s * cols + c] = got[(s * f + 2) * d + col_begin + c];
-  EXPECT_EQ(slice.to_host(), rounded_to(want_slice, src_dtype));
+  EXPECT_EQ(slice.to_host(), rounded(src_dtype, want_slice));
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CudaInteractionFeatures,

@@ -13,19 +13,20 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/pooling.hpp"
 #include "kernels/host/pooling.hpp"
+#include "tests/device/cuda_kernel_test_support.hpp"
 #include "tests/device/device_test_support.hpp"
-#include "tests/device/kernel_test_support.hpp"
+#include "tests/device/nhwc_test_support.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
 using core::DType;
-using testing::DeviceValues;
+using testing::DeviceActivations;
 using testing::expect_all_close;
-using testing::float_bits;
+using testing::host_bits;
 using testing::nchw_to_nhwc;
-using testing::rounded_to;
-using testing::tolerance_of;
+using testing::rounded;
+using testing::tolerance;
 using testing::uniform_vector;
 
 /// (dtype, layout, plane side, channels)
@@ -37,37 +38,38 @@ TEST_P(CudaGlobalAvgPool, ForwardMatchesHost) {
   const auto [dtype, layout, side, channels] = GetParam();
   const std::size_t n = 3, c = static_cast<std::size_t>(channels);
   const std::size_t h = static_cast<std::size_t>(side), w = h + 1;
-  const std::vector<float> x = rounded_to(uniform_vector(n * c * h * w, 1), dtype);
+  const std::vector<float> x = rounded(dtype, uniform_vector(n * c * h * w, 1));
   Tensor4 x_host("x", n, c, h, w);
   std::copy(x.begin(), x.end(), x_host.data());
   Tensor2 want("y", n, c);
   kernels::global_avg_pool_forward(x_host, want);
-  const DeviceValues x_device(layout == ActivationLayout::nchw ? x : nchw_to_nhwc(x, n, c, h, w),
-                              dtype);
-  DeviceValues y(n * c, dtype);
+  const DeviceActivations x_device(
+      dtype, layout == ActivationLayout::nchw ? x : nchw_to_nhwc(x, n, c, h, w));
+  DeviceActivations y(dtype, n * c, 0.0f);
   const ActivationShape shape{layout, static_cast<std::int64_t>(n), channels, side, side + 1};
   global_avg_pool_forward(nullptr, shape, dtype, x_device.data(), y.data());
   expect_all_close(y.to_host(), std::vector<float>(want.data(), want.data() + want.size()),
-                   tolerance_of(dtype), "y");
+                   tolerance(dtype), "y");
 }
 
 TEST_P(CudaGlobalAvgPool, BackwardMatchesHost) {
   const auto [dtype, layout, side, channels] = GetParam();
   const std::size_t n = 2, c = static_cast<std::size_t>(channels);
   const std::size_t h = static_cast<std::size_t>(side), w = h + 1;
-  const std::vector<float> dy = rounded_to(uniform_vector(n * c, 2), dtype);
+  const std::vector<float> dy = rounded(dtype, uniform_vector(n * c, 2));
   Tensor2 dy_host("dy", n, c);
   std::copy(dy.begin(), dy.end(), dy_host.data());
   Tensor4 want("dx", n, c, h, w);
   kernels::global_avg_pool_backward(dy_host, want);
   std::vector<float> want_values(want.data(), want.data() + want.size());
   if (layout == ActivationLayout::nhwc) want_values = nchw_to_nhwc(want_values, n, c, h, w);
-  const DeviceValues dy_device(dy, dtype);
-  DeviceValues dx(n * c * h * w, dtype);
+  const DeviceActivations dy_device(dtype, dy);
+  DeviceActivations dx(dtype, n * c * h * w, 0.0f);
   const ActivationShape shape{layout, static_cast<std::int64_t>(n), channels, side, side + 1};
   global_avg_pool_backward(nullptr, shape, dtype, dy_device.data(), dx.data());
   // Same fp32 product as the host, then one rounding into dtype.
-  EXPECT_EQ(float_bits(dx.to_host()), float_bits(rounded_to(want_values, dtype)));
+  EXPECT_EQ(host_bits(DType::fp32, dx.to_host()),
+            host_bits(DType::fp32, rounded(dtype, want_values)));
 }
 
 INSTANTIATE_TEST_SUITE_P(

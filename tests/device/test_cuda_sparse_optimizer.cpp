@@ -16,17 +16,17 @@
 #include "kernels/cuda/device_buffer.hpp"
 #include "kernels/cuda/sparse_optimizer.hpp"
 #include "kernels/host/sparse_optimizer.hpp"
+#include "tests/device/cuda_kernel_test_support.hpp"
 #include "tests/device/device_test_support.hpp"
-#include "tests/device/kernel_test_support.hpp"
 #include "tests/support/embedding_bags.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
 
 using core::DType;
-using testing::DeviceValues;
-using testing::float_bits;
-using testing::rounded_to;
+using testing::DeviceActivations;
+using testing::host_bits;
+using testing::rounded;
 using testing::uniform_vector;
 
 /// A row-sparse gradient over every other row of `rows`, values in [-3, 3) (times `scale`).
@@ -81,26 +81,26 @@ class CudaSparseOptimizer : public testing::DeviceTest,
 TEST_P(CudaSparseOptimizer, SgdEqualsHostBitForBit) {
   const auto [dtype, dim] = GetParam();
   const std::size_t rows = 37;
-  const std::vector<float> values = rounded_to(uniform_vector(rows * dim, 10), dtype);
+  const std::vector<float> values = rounded(dtype, uniform_vector(rows * dim, 10));
   const SparseRowGrad grad = random_grad(rows, dim, 1.0f);
   const float lr = 0.3f;
   const std::vector<float> want = host_step(values, rows, dim, dtype, [&](const auto& table) {
     kernels::sparse_sgd_step(table, grad, lr);
   });
-  DeviceValues table(values, dtype);
+  DeviceActivations table(dtype, values);
   const DeviceGrad g(grad, static_cast<int>(grad.rows.extent(0)));
   DeviceBuffer<int> flags = device_int(0);
   sparse_sgd_step(nullptr, rows, static_cast<std::int64_t>(dim), g.max_unique, dtype, table.data(),
                   g.rows.data(), g.values.data(), g.num_unique.data(), lr, 1.0f, nullptr,
                   flags.data());
-  EXPECT_EQ(float_bits(table.to_host()), float_bits(want));
+  EXPECT_EQ(host_bits(DType::fp32, table.to_host()), host_bits(DType::fp32, want));
   EXPECT_EQ(flags.to_host(), std::vector<int>{0});
 }
 
 TEST_P(CudaSparseOptimizer, RowwiseAdagradEqualsHostBitForBit) {
   const auto [dtype, dim] = GetParam();
   const std::size_t rows = 41;
-  const std::vector<float> values = rounded_to(uniform_vector(rows * dim, 13), dtype);
+  const std::vector<float> values = rounded(dtype, uniform_vector(rows * dim, 13));
   std::vector<float> state0 = uniform_vector(rows, 14);
   for (float& s : state0) s = s * s;  // non-negative
   const SparseRowGrad grad = random_grad(rows, dim, 1.0f);
@@ -110,7 +110,7 @@ TEST_P(CudaSparseOptimizer, RowwiseAdagradEqualsHostBitForBit) {
   const std::vector<float> want = host_step(values, rows, dim, dtype, [&](const auto& table) {
     kernels::sparse_rowwise_adagrad_step(table, state_host, grad, opt);
   });
-  DeviceValues table(values, dtype);
+  DeviceActivations table(dtype, values);
   DeviceBuffer<float> state{std::span<const float>(state0)};
   const DeviceGrad g(grad, static_cast<int>(grad.rows.extent(0)));
   DeviceBuffer<int> flags = device_int(0);
@@ -122,9 +122,10 @@ TEST_P(CudaSparseOptimizer, RowwiseAdagradEqualsHostBitForBit) {
                               table.data(), state.data(), g.rows.data(), scaled_values.data(),
                               g.num_unique.data(), opt.lr, opt.eps, 1.0f / 1024.0f, nullptr,
                               flags.data());
-  EXPECT_EQ(float_bits(table.to_host()), float_bits(want));
-  EXPECT_EQ(float_bits(state.to_host()),
-            float_bits(std::vector<float>(state_host.data(), state_host.data() + rows)));
+  EXPECT_EQ(host_bits(DType::fp32, table.to_host()), host_bits(DType::fp32, want));
+  EXPECT_EQ(
+      host_bits(DType::fp32, state.to_host()),
+      host_bits(DType::fp32, std::vector<float>(state_host.data(), state_host.data() + rows)));
   EXPECT_EQ(flags.to_host(), std::vector<int>{0});
 }
 
@@ -139,7 +140,7 @@ TEST_F(CudaSparseOptimizerFlags, FoundNonfiniteSkipsTheStep) {
   const std::size_t rows = 8, dim = 4;
   const std::vector<float> values = uniform_vector(rows * dim, 1);
   const SparseRowGrad grad = random_grad(rows, dim, 1.0f);
-  DeviceValues table(values, DType::fp32);
+  DeviceActivations table(DType::fp32, values);
   DeviceBuffer<float> state(std::span<const float>(std::vector<float>(rows, 0.5f)));
   const DeviceGrad g(grad, static_cast<int>(grad.rows.extent(0)));
   DeviceBuffer<int> found = device_int(1), flags = device_int(0);
@@ -148,7 +149,7 @@ TEST_F(CudaSparseOptimizerFlags, FoundNonfiniteSkipsTheStep) {
   sparse_rowwise_adagrad_step(nullptr, rows, dim, g.max_unique, DType::fp32, table.data(),
                               state.data(), g.rows.data(), g.values.data(), g.num_unique.data(),
                               0.1f, 1e-8f, 1.0f, found.data(), flags.data());
-  EXPECT_EQ(float_bits(table.to_host()), float_bits(values));
+  EXPECT_EQ(host_bits(DType::fp32, table.to_host()), host_bits(DType::fp32, values));
   EXPECT_EQ(state.to_host(), std::vector<float>(rows, 0.5f));
 }
 
@@ -156,7 +157,7 @@ TEST_F(CudaSparseOptimizerFlags, OnlyTheFirstNumUniqueRowsAreApplied) {
   const std::size_t rows = 8, dim = 3;
   const std::vector<float> values(rows * dim, 1.0f);
   const SparseRowGrad grad = random_grad(rows, dim, 1.0f);  // rows 0, 2, 4, 6
-  DeviceValues table(values, DType::fp32);
+  DeviceActivations table(DType::fp32, values);
   const DeviceGrad g(grad, 2);
   DeviceBuffer<int> flags = device_int(0);
   sparse_sgd_step(nullptr, rows, dim, g.max_unique, DType::fp32, table.data(), g.rows.data(),
@@ -175,7 +176,7 @@ TEST_F(CudaSparseOptimizerFlags, BadRowsSetTheFlagAndAreSkipped) {
   const std::vector<float> values(rows * dim, 1.0f);
   SparseRowGrad grad{kernels::test::index_vector({1, 1, 7}, "rows"), Tensor2("values", 3, dim)};
   Kokkos::deep_copy(grad.values, 1.0f);
-  DeviceValues table(values, DType::fp32);
+  DeviceActivations table(DType::fp32, values);
   const DeviceGrad g(grad, 3);
   DeviceBuffer<int> flags = device_int(0);
   sparse_sgd_step(nullptr, rows, dim, g.max_unique, DType::fp32, table.data(), g.rows.data(),
