@@ -268,10 +268,6 @@ class CudaAttention final : public ops::AttentionOp {
   ops::Buffer m_probs, m_dprobs;
 };
 
-PoolingMode pooling_mode(ops::Pooling mode) {
-  return mode == ops::Pooling::kSum ? PoolingMode::sum : PoolingMode::mean;
-}
-
 /// Embedding bag forward and backward by sort (CUB) with the sparse gradient and the sort's
 /// workspace owned by the op; the unique-row count stays on the device for the optimizers and
 /// is read once per backward.
@@ -293,14 +289,14 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
                const ops::Tensor& out) override {
     embedding_bag_forward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
                           table.dtype(), table.data(), indices.as<std::int64_t>(),
-                          offsets.as<std::int64_t>(), pooling_mode(m_mode), out.as<float>(),
+                          offsets.as<std::int64_t>(), m_mode, out.as<float>(),
                           ops::DType::bf16, nullptr, m_errors.data());
   }
   ops::SparseRows backward(const ops::Tensor& grad_out, const ops::Tensor& indices,
                            const ops::Tensor& offsets) override {
     embedding_bag_backward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows,
                            m_dim, grad_out.as<float>(), indices.as<std::int64_t>(),
-                           offsets.as<std::int64_t>(), pooling_mode(m_mode), m_workspace.data(),
+                           offsets.as<std::int64_t>(), m_mode, m_workspace.data(),
                            m_workspace.size_bytes(), m_unique_rows.data(), m_values.data(),
                            m_count.data(), m_errors.data());
     const std::int64_t count = read_num_unique(m_backend.stream(), m_count.data());

@@ -15,8 +15,8 @@
 
 #include "harness/core/dtype.hpp"
 #include "harness/device/cuda_error.hpp"
-#include "kernels/cuda/detail/cast_math.hpp"
 #include "harness/device/device_buffer.hpp"
+#include "kernels/cuda/detail/cast_math.hpp"
 
 namespace scaletune::kernels::cuda::testing {
 
