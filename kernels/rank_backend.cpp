@@ -4,13 +4,21 @@
 
 #include "harness/core/dtype.hpp"
 #include "kernels/host/host_backend.hpp"
+#ifdef SCALETUNE_ENABLE_CUDA
+#include "harness/device/cuda_context.hpp"
+#include "kernels/cuda/cuda_backend.hpp"
+#endif
 
 namespace scaletune::kernels {
 
 std::unique_ptr<ops::Backend> make_backend(const core::RankContext& ctx) {
-  if (ctx.device != nullptr && ctx.device->kind() == core::DeviceKind::cuda)
-    throw std::invalid_argument("make_backend: a CUDA device, but this build has no CUDA backend");
-  return std::make_unique<HostBackend>();
+  if (ctx.device == nullptr || ctx.device->kind() != core::DeviceKind::cuda)
+    return std::make_unique<HostBackend>();
+#ifdef SCALETUNE_ENABLE_CUDA
+  return std::make_unique<cuda::CudaBackend>(dynamic_cast<device::CudaContext&>(*ctx.device));
+#else
+  throw std::invalid_argument("make_backend: a CUDA device, but this build has no CUDA backend");
+#endif
 }
 
 ops::DType compute_dtype(const ops::Backend& backend, job::DataType precision) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "harness/device/cuda_error.hpp"
+#include "kernels/cuda/detail/library_types.hpp"
 
 namespace scaletune::kernels::cuda {
 namespace {
@@ -22,12 +23,13 @@ struct Descriptors {
   cudnnTensorDescriptor_t x, y;
   cudnnFilterDescriptor_t w;
   cudnnConvolutionDescriptor_t conv;
+  bool tensor_ops;  ///< whether tensor-core algorithms may be chosen (16-bit data)
 };
 
-/// g, once the host Conv2d's constructor (the one place the geometry rules live) accepted it
-/// and batch >= 1; throws std::invalid_argument otherwise.
+/// g, once ops::validate (the one place the geometry rules live) accepted it and batch >= 1;
+/// throws std::invalid_argument otherwise.
 ConvGeometry validated(const ConvGeometry& g, int batch) {
-  static_cast<void>(Conv2d(g));
+  ops::validate(g);
   if (batch < 1) {
     throw std::invalid_argument("CudnnConv2d: batch = " + std::to_string(batch) +
                                 ", expected >= 1");
@@ -54,53 +56,53 @@ void require_non_null(const char* op,
   }
 }
 
-/// A packed NCHW float tensor [n, c, h, w].
-UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(int n, int c,
-                                                                                      int h,
-                                                                                      int w) {
+/// A packed NCHW tensor [n, c, h, w] of `type`.
+UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> make_tensor_desc(
+    cudnnDataType_t type, int n, int c, int h, int w) {
   cudnnTensorDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateTensorDescriptor(&raw));
   UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor> desc(raw);
-  SCALETUNE_CUDNN_CHECK(
-      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w));
+  SCALETUNE_CUDNN_CHECK(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, type, n, c, h, w));
   return desc;
 }
 
-/// Float weights [K, C, R, S].
+/// Weights [K, C, R, S] of `type`.
 UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> make_filter_desc(
-    const ConvGeometry& g) {
+    cudnnDataType_t type, const ConvGeometry& g) {
   cudnnFilterDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateFilterDescriptor(&raw));
   UniqueHandle<cudnnFilterDescriptor_t, &cudnnDestroyFilterDescriptor> desc(raw);
-  SCALETUNE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(
-      raw, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, g.out_channels, g.in_channels, g.kernel, g.kernel));
+  SCALETUNE_CUDNN_CHECK(cudnnSetFilter4dDescriptor(raw, type, CUDNN_TENSOR_NCHW, g.out_channels,
+                                                   g.in_channels, g.kernel, g.kernel));
   return desc;
 }
 
-/// Cross-correlation with symmetric pad and stride, no dilation, fp32 compute, FMA math only.
+/// Cross-correlation with symmetric pad and stride, no dilation, fp32 compute; FMA math only for
+/// fp32 data (no TF32), tensor-op math for 16-bit data.
 UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> make_conv_desc(
-    const ConvGeometry& g) {
+    const ConvGeometry& g, bool tensor_ops) {
   cudnnConvolutionDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&raw));
   UniqueHandle<cudnnConvolutionDescriptor_t, &cudnnDestroyConvolutionDescriptor> desc(raw);
   SCALETUNE_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(raw, g.pad, g.pad, g.stride, g.stride, 1, 1,
                                                         CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));
-  SCALETUNE_CUDNN_CHECK(cudnnSetConvolutionMathType(raw, CUDNN_FMA_MATH));
+  SCALETUNE_CUDNN_CHECK(
+      cudnnSetConvolutionMathType(raw, tensor_ops ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH));
   return desc;
 }
 
-/// The algorithm of the first heuristic result (best first) cuDNN can run (status success)
-/// without tensor-op math; throws CudaError naming `query` and the shape when there is none.
+/// The algorithm of the first heuristic result (best first) cuDNN can run (status success),
+/// without tensor-op math unless `tensor_ops`; throws CudaError naming `query` and the shape when
+/// there is none.
 template <class Perf>
-auto first_usable(const char* query, std::span<const Perf> results, const ConvGeometry& g,
-                  int batch) {
+auto first_usable(const char* query, std::span<const Perf> results, bool tensor_ops,
+                  const ConvGeometry& g, int batch) {
   for (const Perf& r : results) {
-    const bool tensor_ops =
+    const bool uses_tensor_ops =
         r.mathType == CUDNN_TENSOR_OP_MATH || r.mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-    if (r.status == CUDNN_STATUS_SUCCESS && !tensor_ops) return r.algo;
+    if (r.status == CUDNN_STATUS_SUCCESS && (tensor_ops || !uses_tensor_ops)) return r.algo;
   }
-  throw CudaError(std::string(query) + " offered no usable fp32 algorithm for " +
-                  describe(g, batch));
+  throw CudaError(std::string(query) + " offered no usable algorithm for " + describe(g, batch));
 }
 
 cudnnConvolutionFwdAlgo_t pick_forward(const Descriptors& d, const ConvGeometry& g, int batch) {
@@ -109,8 +111,8 @@ cudnnConvolutionFwdAlgo_t pick_forward(const Descriptors& d, const ConvGeometry&
   SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
       d.handle, d.x, d.w, d.conv, d.y, static_cast<int>(perf.size()), &returned, perf.data()));
   return first_usable("cudnnGetConvolutionForwardAlgorithm_v7",
-                      std::span<const cudnnConvolutionFwdAlgoPerf_t>(perf.data(), returned), g,
-                      batch);
+                      std::span<const cudnnConvolutionFwdAlgoPerf_t>(perf.data(), returned),
+                      d.tensor_ops, g, batch);
 }
 
 cudnnConvolutionBwdDataAlgo_t pick_backward_data(const Descriptors& d, const ConvGeometry& g,
@@ -120,8 +122,8 @@ cudnnConvolutionBwdDataAlgo_t pick_backward_data(const Descriptors& d, const Con
   SCALETUNE_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
       d.handle, d.w, d.y, d.conv, d.x, static_cast<int>(perf.size()), &returned, perf.data()));
   return first_usable("cudnnGetConvolutionBackwardDataAlgorithm_v7",
-                      std::span<const cudnnConvolutionBwdDataAlgoPerf_t>(perf.data(), returned), g,
-                      batch);
+                      std::span<const cudnnConvolutionBwdDataAlgoPerf_t>(perf.data(), returned),
+                      d.tensor_ops, g, batch);
 }
 
 cudnnConvolutionBwdFilterAlgo_t pick_backward_filter(const Descriptors& d, const ConvGeometry& g,
@@ -132,7 +134,7 @@ cudnnConvolutionBwdFilterAlgo_t pick_backward_filter(const Descriptors& d, const
       d.handle, d.x, d.y, d.conv, d.w, static_cast<int>(perf.size()), &returned, perf.data()));
   return first_usable("cudnnGetConvolutionBackwardFilterAlgorithm_v7",
                       std::span<const cudnnConvolutionBwdFilterAlgoPerf_t>(perf.data(), returned),
-                      g, batch);
+                      d.tensor_ops, g, batch);
 }
 
 /// The largest workspace, in bytes, the three chosen algorithms need.
@@ -151,16 +153,19 @@ std::size_t largest_workspace_bytes(const Descriptors& d, cudnnConvolutionFwdAlg
 
 }  // namespace
 
-CudnnConv2d::CudnnConv2d(device::CudaContext& context, ConvGeometry g, int batch)
+CudnnConv2d::CudnnConv2d(device::CudaContext& context, ConvGeometry g, int batch, core::DType dtype)
     : m_context(&context),
       m_geometry(validated(g, batch)),
       m_batch(batch),
-      m_x_desc(make_tensor_desc(batch, g.in_channels, g.in_h, g.in_w)),
-      m_y_desc(make_tensor_desc(batch, g.out_channels, g.out_h(), g.out_w())),
-      m_w_desc(make_filter_desc(g)),
-      m_conv_desc(make_conv_desc(g)) {
-  const Descriptors d{context.cudnn(), m_x_desc.get(), m_y_desc.get(), m_w_desc.get(),
-                      m_conv_desc.get()};
+      m_dtype(dtype),
+      m_x_desc(make_tensor_desc(detail::cudnn_type("CudnnConv2d", dtype), batch, g.in_channels,
+                                g.in_h, g.in_w)),
+      m_y_desc(make_tensor_desc(detail::cudnn_type("CudnnConv2d", dtype), batch, g.out_channels,
+                                g.out_h(), g.out_w())),
+      m_w_desc(make_filter_desc(detail::cudnn_type("CudnnConv2d", dtype), g)),
+      m_conv_desc(make_conv_desc(g, dtype != core::DType::fp32)) {
+  const Descriptors d{context.cudnn(), m_x_desc.get(),    m_y_desc.get(),
+                      m_w_desc.get(),  m_conv_desc.get(), dtype != core::DType::fp32};
   m_forward_algo = pick_forward(d, g, batch);
   m_backward_data_algo = pick_backward_data(d, g, batch);
   m_backward_filter_algo = pick_backward_filter(d, g, batch);
@@ -183,7 +188,7 @@ std::size_t CudnnConv2d::weight_floats() const {
   return m_geometry.weight_count();
 }
 
-void CudnnConv2d::forward(const float* x, const float* w, float* y) {
+void CudnnConv2d::forward(const void* x, const void* w, void* y) {
   require_non_null("CudnnConv2d::forward", {{"x", x}, {"w", w}, {"y", y}});
   const float one = 1.0f, zero = 0.0f;
   void* workspace = m_context->workspace(m_workspace_bytes);  // large enough: no device call
@@ -192,7 +197,7 @@ void CudnnConv2d::forward(const float* x, const float* w, float* y) {
       m_forward_algo, workspace, m_workspace_bytes, &zero, m_y_desc.get(), y));
 }
 
-void CudnnConv2d::backward(const float* x, const float* w, const float* dy, float* dw, float* dx) {
+void CudnnConv2d::backward(const void* x, const void* w, const void* dy, void* dw, void* dx) {
   require_non_null("CudnnConv2d::backward", {{"x", x}, {"w", w}, {"dy", dy}, {"dw", dw}});
   const float one = 1.0f, zero = 0.0f;
   void* workspace = m_context->workspace(m_workspace_bytes);

@@ -17,8 +17,24 @@
 #include "harness/device/cuda_error.hpp"
 #include "harness/device/device_buffer.hpp"
 #include "kernels/cuda/detail/cast_math.hpp"
+#include "tests/device/device_test_support.hpp"
+
+namespace scaletune::kernels::cuda {
+
+// The kernels' tests were written where the device runtime lived in this namespace.
+using device::CudaError;
+using device::device_count;
+using device::DeviceBuffer;
+
+}  // namespace scaletune::kernels::cuda
 
 namespace scaletune::kernels::cuda::testing {
+
+using device::testing::DeviceTest;
+using device::testing::expect_all_close;
+using device::testing::fill_uniform;
+using device::testing::uniform_vector;
+using device::testing::wait_for_device;
 
 /// The activation element types every kernel takes, for parameterised tests.
 inline constexpr core::DType kActivationTypes[] = {core::DType::fp32, core::DType::fp16,
