@@ -113,9 +113,9 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
                                                         *m_ledger, dtype);
   m_ledger->count("workspace", m_backend->workspace_bytes());
   const ops::Tensor& grads = m_params->grads();
-  m_reducer = std::make_unique<core::GradientReducer>(
-      *ctx.comm, grads.as<float>(), static_cast<std::size_t>(grads.numel()), ctx.bucket_bytes,
-      ctx.overlap);
+  m_reducer = std::make_unique<core::GradientReducer>(*ctx.comm, grads.as<float>(),
+                                                      static_cast<std::size_t>(grads.numel()),
+                                                      ctx.bucket_bytes, ctx.overlap);
   m_gradients_ready = [this](std::int64_t first_final) {
     m_reducer->ready_from(static_cast<std::size_t>(first_final));
   };
@@ -211,15 +211,13 @@ std::vector<int> ResNet50::labels() const {
   return ops::download_ints(*m_backend, m_labels);
 }
 
-namespace {
-const bool registered =
-    core::register_workload("resnet50",
-                            [](const job::WorkloadSpec& spec, const job::Config& config,
-                               const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-                              return std::make_unique<ResNet50>(spec.resnet50, ctx,
-                                                                ops::SgdOptions{},
-                                                                config.precision);
-                            });
-}  // namespace
+void register_resnet50(core::WorkloadRegistry& registry) {
+  registry.add("resnet50",
+               [](const job::WorkloadSpec& spec, const job::Config& config,
+                  const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+                 return std::make_unique<ResNet50>(spec.resnet50, ctx, ops::SgdOptions{},
+                                                   config.precision);
+               });
+}
 
 }  // namespace scaletune::kernels

@@ -14,6 +14,7 @@
 
 #include "harness/core/gradient_reducer.hpp"
 #include "harness/core/workload.hpp"
+#include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "kernels/ops/memory_ledger.hpp"
 #include "kernels/ops/op_options.hpp"
@@ -160,5 +161,8 @@ class ResNet50 final : public core::Workload {
   ops::Tensor m_labels;
   double m_forward_macs = 0.0;
 };
+
+/// Adds kind "resnet50" to `registry` (kernels::register_workloads calls it).
+void register_resnet50(core::WorkloadRegistry& registry);
 
 }  // namespace scaletune::kernels

@@ -20,10 +20,12 @@
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "kernels/host/blas_info.hpp"
+#include "kernels/workloads.hpp"
 
 namespace scaletune::cli {
 
@@ -131,6 +133,11 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   options.device = backend.bound;
   options.cuda_runtime = backend.cuda_runtime;
   options.nccl_version = backend.nccl_version;
+  core::WorkloadRegistry workloads;
+  kernels::register_workloads(workloads);
+  mpi::ConfigKinds kinds(workloads);
+  mpi::add_collective_benchmark(kinds);
+  options.kinds = &kinds;
   std::ostream& out = std::cout;
   const auto s = mpi::run_sweep(spec, configs, options, MPI_COMM_WORLD, out);
   if (rank == 0)

@@ -1,51 +1,28 @@
 #include "workload_registry.hpp"
 
-#include <map>
 #include <stdexcept>
 
 namespace scaletune::core {
 
-namespace {
-
-struct Registered {
-  WorkloadFactory factory;
-  ConfigDescriber describe;
-};
-
-std::map<std::string, Registered>& registry() {
-  static std::map<std::string, Registered> r;
-  return r;
+void WorkloadRegistry::add(const std::string& kind, WorkloadFactory factory,
+                           ConfigDescriber describe) {
+  if (!m_entries.emplace(kind, WorkloadEntry{std::move(factory), std::move(describe)}).second)
+    throw std::logic_error("workload kind '" + kind + "' registered twice");
 }
 
-const Registered& registered(const std::string& kind) {
-  const auto it = registry().find(kind);
-  if (it != registry().end()) return it->second;
+const WorkloadEntry& WorkloadRegistry::entry(const std::string& kind) const {
+  const auto it = m_entries.find(kind);
+  if (it != m_entries.end()) return it->second;
   std::string known;
-  for (const auto& k : registered_workloads()) known += (known.empty() ? "" : ", ") + k;
+  for (const auto& k : kinds()) known += (known.empty() ? "" : ", ") + k;
   throw std::invalid_argument("no workload of kind '" + kind + "' in this build (built: " + known +
                               ")");
 }
 
-}  // namespace
-
-bool register_workload(const std::string& kind, WorkloadFactory factory, ConfigDescriber describe) {
-  if (!registry().emplace(kind, Registered{std::move(factory), std::move(describe)}).second)
-    throw std::logic_error("workload kind '" + kind + "' registered twice");
-  return true;
-}
-
-const WorkloadFactory& workload_factory(const std::string& kind) {
-  return registered(kind).factory;
-}
-
-const ConfigDescriber& config_describer(const std::string& kind) {
-  return registered(kind).describe;
-}
-
-std::vector<std::string> registered_workloads() {
-  std::vector<std::string> kinds;
-  for (const auto& [k, f] : registry()) kinds.push_back(k);
-  return kinds;
+std::vector<std::string> WorkloadRegistry::kinds() const {
+  std::vector<std::string> names;
+  for (const auto& [k, e] : m_entries) names.push_back(k);
+  return names;
 }
 
 }  // namespace scaletune::core

@@ -1,9 +1,12 @@
 #pragma once
-// Workloads add themselves here by kind name, instead of to a switch in main.
+// The training workloads a build has, registered explicitly by the program that runs them
+// (kernels::register_workloads), instead of by static initialisers or a switch in main.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/core/workload.hpp"
@@ -20,19 +23,25 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(
 using ConfigDescriber = std::function<std::vector<std::pair<std::string, std::string>>(
     const job::WorkloadSpec&, const job::Config&)>;
 
-/// Registers `factory` (and optionally `describe`) under `kind`; returns true (for use in a
-/// static initialiser). Throws std::logic_error when the kind is registered twice.
-bool register_workload(const std::string& kind, WorkloadFactory factory,
-                       ConfigDescriber describe = {});
+/// One registered kind: how to make its workload and, optionally, describe its configurations.
+struct WorkloadEntry {
+  WorkloadFactory factory;
+  ConfigDescriber describe;  ///< empty: nothing to record before the workload is built
+};
 
-/// The factory of `kind`; throws std::invalid_argument naming the kind and the known kinds.
-const WorkloadFactory& workload_factory(const std::string& kind);
+/// Workload kinds by name.
+class WorkloadRegistry {
+ public:
+  /// Registers `factory` (and optionally `describe`) under `kind`. Throws std::logic_error when
+  /// the kind is registered twice.
+  void add(const std::string& kind, WorkloadFactory factory, ConfigDescriber describe = {});
+  /// The entry of `kind`; throws std::invalid_argument naming the kind and the known kinds.
+  const WorkloadEntry& entry(const std::string& kind) const;
+  /// Registered kinds, sorted.
+  std::vector<std::string> kinds() const;
 
-/// The describer of `kind`: an empty function when it registered none; throws as
-/// workload_factory does for an unknown kind.
-const ConfigDescriber& config_describer(const std::string& kind);
-
-/// Registered kinds, sorted.
-std::vector<std::string> registered_workloads();
+ private:
+  std::map<std::string, WorkloadEntry> m_entries;
+};
 
 }  // namespace scaletune::core

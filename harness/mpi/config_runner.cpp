@@ -11,7 +11,6 @@
 #include "harness/core/host_device.hpp"
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/stats.hpp"
-#include "harness/core/workload_registry.hpp"
 #include "harness/job/device_selection.hpp"
 #include "harness/job/sweep.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -168,7 +167,8 @@ results::ConfigResult describe(const job::Config& config) {
 }
 
 ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                     std::span<const int> world_ranks, const RankTarget& target) {
+                     std::span<const int> world_ranks, const RankTarget& target,
+                     const core::WorkloadEntry& workload) {
   results::ConfigResult result = describe(config);
   result.device_kind = job::device_kind_text(target.device_kind);
   const Deadline deadline(job.run.timeout_s);
@@ -176,39 +176,39 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   core::Device& device = target.device != nullptr ? *target.device : host;
   Outcome out;
   std::unique_ptr<core::Communicator> communicator;
-  std::unique_ptr<core::Workload> workload;
+  std::unique_ptr<core::Workload> trainer;
   guarded(out, [&] {
     communicator = target.make_communicator(comm);
     const int rank = communicator->rank();
     const core::RankContext ctx = rank_context(job, config, *communicator, comm,
                                                world_ranks[static_cast<std::size_t>(rank)], target);
     require_host_precision(config, target.device_kind);
-    if (const auto& describe = core::config_describer(config.workload))
-      for (const auto& [key, value] : describe(job.workload, config))
+    if (workload.describe)
+      for (const auto& [key, value] : workload.describe(job.workload, config))
         result.text_attrs[key] = value;
-    workload = core::workload_factory(config.workload)(job.workload, config, ctx);
+    trainer = workload.factory(job.workload, config, ctx);
   });
   deadline.check(out);
   Timings timings;
   if (all_ok(comm, out))
-    timings = iterate(*workload, job.run, deadline, comm, device, *communicator, out);
+    timings = iterate(*trainer, job.run, deadline, comm, device, *communicator, out);
   const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;
   if (communicator) result.text_attrs["comm_backend"] = communicator->backend();
   result.number_attrs["overlap"] = job.comm.overlap ? 1.0 : 0.0;
   result.number_attrs["bucket_mib"] = job.comm.bucket_mib;
-  if (workload) {
-    result.params = workload->params();
-    result.flops_per_sample = workload->flops_per_sample();
-    if (std::vector<int> batch = workload->per_rank_batch(); !batch.empty())
+  if (trainer) {
+    result.params = trainer->params();
+    result.flops_per_sample = trainer->flops_per_sample();
+    if (std::vector<int> batch = trainer->per_rank_batch(); !batch.empty())
       result.per_rank_batch = std::move(batch);
-    for (const auto& [key, value] : workload->attributes()) result.number_attrs[key] = value;
-    for (const auto& [key, value] : workload->text_attributes()) result.text_attrs[key] = value;
+    for (const auto& [key, value] : trainer->attributes()) result.number_attrs[key] = value;
+    for (const auto& [key, value] : trainer->text_attributes()) result.text_attrs[key] = value;
   }
   if (result.status == Status::ok) {
     gather(timings, comm, result);
-    gather_table_stats(workload->table_stats(), comm, result);
+    gather_table_stats(trainer->table_stats(), comm, result);
   }
   return {std::move(result), agreed.device_lost};
 }

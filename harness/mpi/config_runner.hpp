@@ -8,6 +8,7 @@
 #include <span>
 
 #include "harness/core/device.hpp"
+#include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
 #include "harness/mpi/status_agreement.hpp"
@@ -43,8 +44,10 @@ struct RankTarget {
 /// there; the phase timer fences it and the communicator) and the launch's device kind. The
 /// memory budget is devices.memory_gib, else 90% of the device's free memory (cuda) or the
 /// rank's share of the host's available memory.
+/// `workload`: the kind's factory (and describer).
 ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
-                     std::span<const int> world_ranks, const RankTarget& target);
+                     std::span<const int> world_ranks, const RankTarget& target,
+                     const core::WorkloadEntry& workload);
 
 /// Fills step_time_median, step_time_p95 (s) and throughput = global_batch / median step time
 /// (samples/s) from r.step_time (non-empty).

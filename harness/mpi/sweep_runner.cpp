@@ -11,8 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "harness/mpi/collective_config_runner.hpp"
-#include "harness/mpi/config_runner.hpp"
+#include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/progress.hpp"
@@ -150,26 +149,15 @@ std::vector<std::string> rank_lines(const std::optional<results::LaunchRecord>& 
   return lines;
 }
 
-// One member rank's outcome of a configuration.
-struct MemberRun {
-  results::ConfigResult result;                 // rank 0: full; other ranks: the status
-  std::vector<results::CollectiveResult> rows;  // the collective benchmark's, rank 0, when ok
-  std::optional<DeviceLoss> device_lost;        // rank: in the configuration's communicator
-};
-
-// Runs the configuration on this member rank of `sub`: the collective benchmark or a training
-// workload. `launch` is the configuration's launch record (rank 0) or empty (other ranks).
-MemberRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
-                     const std::optional<results::LaunchRecord>& launch) {
-  if (config.workload != "collectives") {
-    ConfigRun run = run_config(
-        ctx.job, config, sub.get(), sub.parent_ranks(),
-        {ctx.options.make_communicator, ctx.options.rank_device, ctx.options.device_kind});
-    return {std::move(run.config), {}, std::move(run.device_lost)};
-  }
-  CollectivesRun run = run_collectives_config(
-      ctx.job, config, sub.get(), ctx.options.make_communicator, rank_lines(launch), &ctx.progress);
-  return {std::move(run.config), std::move(run.rows), std::move(run.device_lost)};
+// Runs the configuration on this member rank of `sub` by its kind's runner. `launch` is the
+// configuration's launch record (rank 0) or empty (other ranks).
+KindRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
+                   const std::optional<results::LaunchRecord>& launch) {
+  const RankTarget target{ctx.options.make_communicator, ctx.options.rank_device,
+                          ctx.options.device_kind};
+  const std::vector<std::string> lines = rank_lines(launch);
+  return ctx.options.kinds->run(
+      {ctx.job, config, sub.get(), sub.parent_ranks(), target, lines, &ctx.progress});
 }
 
 // What run_and_record reports, the same on every rank of `world`.
@@ -210,7 +198,7 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
     abort_stuck(std::move(described), job.run.timeout_s, writer, recorded || !lock.owns_lock(),
                 world);
   });
-  MemberRun run;
+  KindRun run;
   {
     const SubCommunicator sub(world, config.ranks, ctx.hosts);
     if (rank == 0) {

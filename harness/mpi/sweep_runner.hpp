@@ -15,6 +15,7 @@
 #include "harness/core/device.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
+#include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/system_info.hpp"
 #include "harness/results/result_types.hpp"
 
@@ -62,6 +63,8 @@ struct SweepOptions {
   core::Device* rank_device = nullptr;
   /// Where every workload computes: /system and every configuration record it.
   core::DeviceKind device_kind = core::DeviceKind::host;
+  /// How each kind's configurations run (must outlive the sweep; required).
+  const ConfigKinds* kinds = nullptr;
   /// This rank's device for /system/ranks; nullopt: the host core it runs on.
   std::optional<BoundDevice> device;
   std::string cuda_runtime;  ///< /system cuda_runtime, empty when no CUDA runtime was used

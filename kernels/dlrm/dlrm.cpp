@@ -223,19 +223,19 @@ std::span<const float> Dlrm::dense_parameters() const {
   return {m_params.data(), m_params.size()};
 }
 
-namespace {
-const bool registered = core::register_workload(
-    "dlrm",
-    [](const job::WorkloadSpec& spec, const job::Config& config,
-       const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-      return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
-    },
-    [](const job::WorkloadSpec& spec, const job::Config& config) {
-      const ShardingPlan plan =
-          make_sharding_plan(std::get<job::DlrmSharding>(config.sharding), spec.dlrm, config.ranks);
-      return std::vector<std::pair<std::string, std::string>>{
-          {"plan", describe_plan(plan, spec.dlrm)}};
-    });
-}  // namespace
+void register_dlrm(core::WorkloadRegistry& registry) {
+  registry.add(
+      "dlrm",
+      [](const job::WorkloadSpec& spec, const job::Config& config,
+         const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+        return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
+      },
+      [](const job::WorkloadSpec& spec, const job::Config& config) {
+        const ShardingPlan plan = make_sharding_plan(std::get<job::DlrmSharding>(config.sharding),
+                                                     spec.dlrm, config.ranks);
+        return std::vector<std::pair<std::string, std::string>>{
+            {"plan", describe_plan(plan, spec.dlrm)}};
+      });
+}
 
 }  // namespace scaletune::kernels

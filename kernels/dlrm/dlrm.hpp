@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "harness/core/workload.hpp"
+#include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "kernels/dlrm/dlrm_memory.hpp"
 #include "kernels/dlrm/rank_layout.hpp"
@@ -106,5 +107,8 @@ class Dlrm final : public core::Workload {
   Tensor3 m_z, m_dz;
   double m_loss = 0.0;
 };
+
+/// Adds kind "dlrm" to `registry` (kernels::register_workloads calls it).
+void register_dlrm(core::WorkloadRegistry& registry);
 
 }  // namespace scaletune::kernels

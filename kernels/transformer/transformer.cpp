@@ -181,13 +181,12 @@ std::vector<std::pair<std::string, std::string>> Transformer::text_attributes() 
   return {{"zero_stage", state_sharding_text(m_plan.sharding)}, {"plan", describe_plan(m_plan)}};
 }
 
-namespace {
-const bool registered =
-    core::register_workload("transformer",
-                            [](const job::WorkloadSpec& spec, const job::Config& config,
-                               const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-                              return std::make_unique<Transformer>(spec.transformer, config, ctx);
-                            });
-}  // namespace
+void register_transformer(core::WorkloadRegistry& registry) {
+  registry.add("transformer",
+               [](const job::WorkloadSpec& spec, const job::Config& config,
+                  const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+                 return std::make_unique<Transformer>(spec.transformer, config, ctx);
+               });
+}
 
 }  // namespace scaletune::kernels

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/core/workload.hpp"
+#include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "kernels/transformer/transformer_plan.hpp"
 #include "kernels/transformer/zero_trainer.hpp"
@@ -79,5 +80,8 @@ class Transformer final : public core::Workload {
   std::uint64_t m_iteration = 0;
   double m_loss = 0.0;
 };
+
+/// Adds kind "transformer" to `registry` (kernels::register_workloads calls it).
+void register_transformer(core::WorkloadRegistry& registry);
 
 }  // namespace scaletune::kernels

@@ -16,6 +16,7 @@
 #include "harness/job/batch_split.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/result_file.hpp"
+#include "kernels/workloads.hpp"
 
 namespace scaletune::mpi {
 namespace {
@@ -92,41 +93,45 @@ class DeviceLossWorkload final : public core::Workload {
   int m_steps = 0;
 };
 
-const bool kRegistered = [] {
-  core::register_workload(
-      "probe", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
-        return std::make_unique<ProbeWorkload>(c, ctx, 1);
-      });
-  core::register_workload(
-      "slow", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
-        return std::make_unique<ProbeWorkload>(c, ctx, 60);
-      });
-  core::register_workload(
-      "budget", [](const job::WorkloadSpec&, const job::Config&, const core::RankContext& ctx) {
-        return std::make_unique<BudgetWorkload>(ctx);
-      });
-  core::register_workload(
-      "oom",
-      [](const job::WorkloadSpec&, const job::Config&,
-         const core::RankContext&) -> std::unique_ptr<core::Workload> { throw std::bad_alloc(); });
-  core::register_workload("kokkos_oom",
-                          [](const job::WorkloadSpec&, const job::Config&,
-                             const core::RankContext&) -> std::unique_ptr<core::Workload> {
-                            const Kokkos::View<float*, Kokkos::HostSpace> huge(
-                                "huge", std::size_t(1) << 44);  // 64 TiB
-                            throw std::logic_error("allocated 64 TiB");
-                          });
-  core::register_workload("device_loss", [](const job::WorkloadSpec&, const job::Config& c,
-                                            const core::RankContext& ctx) {
-    return std::make_unique<DeviceLossWorkload>(c, ctx);
-  });
-  core::register_workload("fail_last", [](const job::WorkloadSpec&, const job::Config& c,
-                                          const core::RankContext& ctx) {
-    if (ctx.comm->rank() == ctx.comm->size() - 1) throw std::runtime_error("deliberate failure");
-    return std::make_unique<ProbeWorkload>(c, ctx, 1);
-  });
-  return true;
-}();
+// The test workloads, by kind.
+const core::WorkloadRegistry& test_workloads() {
+  static const core::WorkloadRegistry registry = [] {
+    core::WorkloadRegistry r;
+    kernels::register_workloads(r);  // resnet50, for the host precision check
+    r.add("probe",
+          [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+            return std::make_unique<ProbeWorkload>(c, ctx, 1);
+          });
+    r.add("slow", [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+      return std::make_unique<ProbeWorkload>(c, ctx, 60);
+    });
+    r.add("budget", [](const job::WorkloadSpec&, const job::Config&, const core::RankContext& ctx) {
+      return std::make_unique<BudgetWorkload>(ctx);
+    });
+    r.add("oom",
+          [](const job::WorkloadSpec&, const job::Config&, const core::RankContext&)
+              -> std::unique_ptr<core::Workload> { throw std::bad_alloc(); });
+    r.add("kokkos_oom",
+          [](const job::WorkloadSpec&, const job::Config&,
+             const core::RankContext&) -> std::unique_ptr<core::Workload> {
+            const Kokkos::View<float*, Kokkos::HostSpace> huge("huge", std::size_t(1)
+                                                                           << 44);  // 64 TiB
+            throw std::logic_error("allocated 64 TiB");
+          });
+    r.add("device_loss",
+          [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+            return std::make_unique<DeviceLossWorkload>(c, ctx);
+          });
+    r.add("fail_last",
+          [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+            if (ctx.comm->rank() == ctx.comm->size() - 1)
+              throw std::runtime_error("deliberate failure");
+            return std::make_unique<ProbeWorkload>(c, ctx, 1);
+          });
+    return r;
+  }();
+  return registry;
+}
 
 job::Config config(const std::string& kind, int ranks) {
   job::Config c;
@@ -161,6 +166,8 @@ Sweep run(const std::vector<job::Config>& configs, double timeout_s, const std::
   options.out_path =
       testing::TempDir() + "/scaletune_" + name + "_np" + std::to_string(size) + ".h5";
   options.blas = "test";
+  const ConfigKinds kinds(test_workloads());
+  options.kinds = &kinds;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) std::filesystem::remove(options.out_path);  // a sweep never overwrites a file

@@ -17,6 +17,7 @@
 #include "harness/core/gradient_allreduce.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "kernels/workloads.hpp"
 #include "tests/support/fake_communicator.hpp"
 
 namespace {
@@ -453,8 +454,11 @@ TEST(ResNet50Model, RegisteredFactoryBuildsTheWorkload) {
   scaletune::job::WorkloadSpec spec;
   spec.kind = "resnet50";
   spec.resnet50 = options(48, 0.25, 5, true);
-  const auto workload = scaletune::core::workload_factory("resnet50")(
-      spec, scaletune::job::Config{}, context(comm, 3, 6, 0));
+  scaletune::core::WorkloadRegistry registry;
+  scaletune::kernels::register_workloads(registry);
+  EXPECT_EQ(registry.kinds(), (std::vector<std::string>{"dlrm", "resnet50", "transformer"}));
+  const auto workload =
+      registry.entry("resnet50").factory(spec, scaletune::job::Config{}, context(comm, 3, 6, 0));
   ASSERT_NE(workload, nullptr);
   const double macs = scaletune::kernels::resnet50_forward_macs(spec.resnet50);
   EXPECT_EQ(workload->params(), naive_parameters(naive_resnet50(48, 0.25, 5)));
