@@ -1,17 +1,22 @@
 #include "embedding_bag.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "kernels/host/detail/half_convert.hpp"
 #include "kernels/host/detail/host_range.hpp"
 #include "kernels/host/detail/op_checks.hpp"
 #include "kernels/host/detail/row_id_checks.hpp"
+
+#ifdef SCALETUNE_HOST_X86_VARIANTS
+#include <immintrin.h>
+#endif
 
 namespace scaletune::kernels {
 
@@ -19,6 +24,7 @@ namespace {
 
 using detail::element;
 using detail::require_ids_in_range;
+using detail::widen;
 
 /// Throws unless offsets [bags + 1] is a CSR offset vector over `nnz` indices: offsets[0] = 0,
 /// non-decreasing, offsets[bags] = nnz.
@@ -80,6 +86,8 @@ std::vector<std::size_t> run_starts(
 /// shared 2-core VM) at 5 to 20 ns per row, few enough that the prefetched rows stay in L2.
 /// Measured with tests/bench/bench_embedding_bag.cpp on 2 GiB tables, dims 64 and 128: 6 was worst,
 /// 24 to 160 a plateau within the run-to-run noise (about 0.05 of triad).
+/// The same holds for rows half as long in fp16 and bf16: 32, 64 and 128 gave the same
+/// bf16/fp32 and fp16/fp32 times within the noise (BM_HalfVsFp32Forward, huge pages).
 constexpr std::int64_t kPrefetchAhead = 32;
 
 /// Lookups ahead at which the first cache line of a row is prefetched: on 4 KiB pages every
@@ -129,24 +137,6 @@ template <class T>
     prefetch_row(row_of_lookup(args, k + kPrefetchAhead), args.dim);
 }
 
-/// A stored value as fp32 (exact; the bits of Eigen's conversion for every input, NaNs
-/// included). fp16 goes through Eigen's conversion: without F16C it is bit arithmetic that GCC
-/// 12 vectorizes in part (measured at dim 128 on huge pages: 0.36 of triad, bound by the
-/// arithmetic; a branch-free variant that GCC left rolled or scalar was slower).
-[[gnu::always_inline]] inline float widen(const float& value) {
-  return value;
-}
-[[gnu::always_inline]] inline float widen(const Eigen::half& value) {
-  return static_cast<float>(value);
-}
-
-/// bf16: its raw bits (Eigen's public `value`) are the top half of an fp32, by definition.
-/// Eigen's own conversion copies the object through memcpy, which left the loop scalar
-/// (measured: 0.14 of triad against 0.5 to 0.7 with the shift).
-[[gnu::always_inline]] inline float widen(const Eigen::bfloat16& value) {
-  return std::bit_cast<float>(std::uint32_t{value.value} << 16);
-}
-
 /// out[b, col : col + W) = scale * sum over the bag's rows of table[row, col : col + W), each
 /// value converted to float (exact for all three T) and summed in index order from 0 in W fp32
 /// accumulators the compiler keeps in vector registers (the order of a plain loop per column,
@@ -167,22 +157,73 @@ template <std::size_t W, class T>
   for (std::size_t d = 0; d < W; ++d) out[d] = acc[d] * scale;
 }
 
+#ifdef SCALETUNE_HOST_X86_VARIANTS
+/// pool_block<W> for fp16 tables with F16C's conversion (VCVTPH2PS: exact, 8 values an
+/// instruction, where Eigen's is bit arithmetic) into W / 8 ymm accumulators: the same sums in
+/// the same order from +0, then the same scaling, so the same bits. (A signalling NaN comes out
+/// of VCVTPH2PS quiet and out of Eigen signalling; the first addition quiets it either way.)
+/// Compiled for AVX2 and run by the AVX-512 variant too: at 64 columns it keeps pace with bf16's
+/// zero-extend and shift in zmm registers (measured), and one function serves both.
+template <std::size_t W>
+[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_fp16_block_f16c(
+    const ForwardArgs<Eigen::half>& args, std::size_t b, std::size_t col) {
+  static_assert(W % 8 == 0, "whole 8-value conversions");
+  __m256 acc[W / 8];
+  for (__m256& a : acc) a = _mm256_setzero_ps();
+  const std::int64_t begin = args.offsets[b], end = args.offsets[b + 1];
+  for (std::int64_t k = begin; k < end; ++k) {
+    if (col == 0) prefetch_ahead(args, k);
+    const Eigen::half* row = row_of_lookup(args, k) + col;
+    for (std::size_t v = 0; v < W / 8; ++v) {
+      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * v));
+      acc[v] = _mm256_add_ps(acc[v], _mm256_cvtph_ps(bits));
+    }
+  }
+  const __m256 scale = _mm256_set1_ps(bag_scale(args.mode, begin, end));
+  float* out = args.out + b * args.out_stride + col;
+  for (std::size_t v = 0; v < W / 8; ++v)
+    _mm256_storeu_ps(out + 8 * v, _mm256_mul_ps(acc[v], scale));
+}
+#endif
+
+/// Pools the columns [col, col + W) of bag b as variant I does: fp16 blocks of whole 8-value
+/// conversions with F16C where I has it, pool_block otherwise.
+template <HostIsa I, std::size_t W, class T>
+[[gnu::always_inline]] inline void pool_columns(const ForwardArgs<T>& args, std::size_t b,
+                                                std::size_t col) {
+#ifdef SCALETUNE_HOST_X86_VARIANTS
+  if constexpr (I != HostIsa::kBaseline && std::is_same_v<T, Eigen::half> && W % 8 == 0) {
+    pool_fp16_block_f16c<W>(args, b, col);
+    return;
+  }
+#endif
+  pool_block<W>(args, b, col);
+}
+
 /// Pools the widest block of W, W/2, ..., 1 columns that fits in the columns left from `col`;
 /// returns the first column after it.
-template <std::size_t W, class T>
+template <HostIsa I, std::size_t W, class T>
 [[gnu::always_inline]] inline std::size_t pool_widest_block(const ForwardArgs<T>& args,
                                                             std::size_t b, std::size_t col) {
   if constexpr (W > 1) {
-    if (args.dim - col < W) return pool_widest_block<W / 2>(args, b, col);
+    if (args.dim - col < W) return pool_widest_block<I, W / 2>(args, b, col);
   }
-  pool_block<W>(args, b, col);
+  pool_columns<I, W>(args, b, col);
   return col + W;
 }
 
-/// Pools bag b, one column block of at most MaxBlock columns after the other.
-template <std::size_t MaxBlock, class T>
+/// Columns variant I pools at once for T: as many fp32 accumulators as fill its vector
+/// registers (16 xmm: 64; 16 ymm or 8 zmm: 128), half as many for 16-bit values, which need
+/// registers to be widened in (at the full count GCC spilled accumulators to the stack in every
+/// variant but bf16 in zmm).
+template <HostIsa I, class T>
+constexpr std::size_t kMaxBlock = (I == HostIsa::kBaseline ? 64 : 128) * sizeof(T) / sizeof(float);
+
+/// Pools bag b as variant I does, one column block after the other.
+template <HostIsa I, class T>
 [[gnu::always_inline]] inline void pool_bag_in_blocks(const ForwardArgs<T>& args, std::size_t b) {
-  for (std::size_t col = 0; col < args.dim;) col = pool_widest_block<MaxBlock>(args, b, col);
+  for (std::size_t col = 0; col < args.dim;)
+    col = pool_widest_block<I, kMaxBlock<I, T>>(args, b, col);
 }
 
 /// Pools one bag; the variants below differ in the instruction set they are compiled for.
@@ -194,44 +235,44 @@ using PoolBag = void (*)(const ForwardArgs<T>& args, std::size_t b);
 /// dim 128 on huge pages).
 template <class T>
 void pool_bag_baseline(const ForwardArgs<T>& args, std::size_t b) {
-  pool_bag_in_blocks<64>(args, b);
+  pool_bag_in_blocks<HostIsa::kBaseline>(args, b);
 }
 
-// x86-64 CPUs with wider vectors get their own variants, picked at run time, so the build
-// itself needs no -march flag.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define SCALETUNE_EMBEDDING_BAG_X86_VARIANTS 1
-
-/// AVX2: 128 accumulators in 16 ymm registers.
+#ifdef SCALETUNE_HOST_X86_VARIANTS
+/// AVX2 and F16C: 128 fp32 accumulators in 16 ymm registers.
 template <class T>
-[[gnu::target("avx2")]] void pool_bag_avx2(const ForwardArgs<T>& args, std::size_t b) {
-  pool_bag_in_blocks<128>(args, b);
+[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_bag_avx2(const ForwardArgs<T>& args,
+                                                          std::size_t b) {
+  pool_bag_in_blocks<HostIsa::kAvx2>(args, b);
 }
 
-/// AVX-512: 128 accumulators in 8 zmm registers.
+/// AVX-512 F and BW (without BW GCC widens 16-bit values in ymm registers only, and spills):
+/// 128 fp32 accumulators in 8 zmm registers.
 template <class T>
-[[gnu::target("avx512f")]] void pool_bag_avx512(const ForwardArgs<T>& args, std::size_t b) {
-  pool_bag_in_blocks<128>(args, b);
+[[gnu::target(SCALETUNE_TARGET_AVX512)]] void pool_bag_avx512(const ForwardArgs<T>& args,
+                                                              std::size_t b) {
+  pool_bag_in_blocks<HostIsa::kAvx512>(args, b);
 }
 #endif
 
-/// The widest variant of pool_bag<T> the running CPU supports.
+/// The variant of pool_bag<T> compiled for isa (baseline where the build has no other).
 template <class T>
-PoolBag<T> select_pool_bag() {
-#ifdef SCALETUNE_EMBEDDING_BAG_X86_VARIANTS
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return pool_bag_avx512<T>;
-  if (__builtin_cpu_supports("avx2")) return pool_bag_avx2<T>;
+PoolBag<T> pool_bag_for([[maybe_unused]] HostIsa isa) {
+#ifdef SCALETUNE_HOST_X86_VARIANTS
+  if (isa == HostIsa::kAvx512) return pool_bag_avx512<T>;
+  if (isa == HostIsa::kAvx2) return pool_bag_avx2<T>;
 #endif
   return pool_bag_baseline<T>;
 }
 
 /// embedding_bag_forward for a table of T (float, Eigen::half or Eigen::bfloat16).
 template <class T>
-void forward_table(const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>& table,
+void forward_table(HostIsa isa,
+                   const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpace>& table,
                    const IndexVector& indices, const IndexVector& offsets, Pooling mode,
                    const Tensor2& out) {
   constexpr const char* kOp = "embedding_bag_forward";
+  require_host_isa(kOp, isa);
   const std::size_t bags = out.extent(0);
   const std::size_t dim = table.extent(1);
   detail::require_shape(kOp, "out", out, {bags, dim});
@@ -245,7 +286,7 @@ void forward_table(const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpac
                             out.stride_0(),
                             dim,
                             mode};
-  static const PoolBag<T> pool_bag = select_pool_bag<T>();
+  const PoolBag<T> pool_bag = pool_bag_for<T>(isa);
   Kokkos::parallel_for(kOp, detail::host_range(bags), [=](std::size_t b) { pool_bag(args, b); });
 }
 
@@ -253,17 +294,32 @@ void forward_table(const Kokkos::View<T**, Kokkos::LayoutRight, Kokkos::HostSpac
 
 void embedding_bag_forward(const Tensor2& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out) {
-  forward_table(table, indices, offsets, mode, out);
+  forward_table(best_host_isa(), table, indices, offsets, mode, out);
 }
 
 void embedding_bag_forward(const Fp16Table& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out) {
-  forward_table(table, indices, offsets, mode, out);
+  forward_table(best_host_isa(), table, indices, offsets, mode, out);
 }
 
 void embedding_bag_forward(const Bf16Table& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out) {
-  forward_table(table, indices, offsets, mode, out);
+  forward_table(best_host_isa(), table, indices, offsets, mode, out);
+}
+
+void embedding_bag_forward(HostIsa isa, const Tensor2& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out) {
+  forward_table(isa, table, indices, offsets, mode, out);
+}
+
+void embedding_bag_forward(HostIsa isa, const Fp16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out) {
+  forward_table(isa, table, indices, offsets, mode, out);
+}
+
+void embedding_bag_forward(HostIsa isa, const Bf16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out) {
+  forward_table(isa, table, indices, offsets, mode, out);
 }
 
 SparseRowGrad embedding_bag_backward(const Tensor2& grad_out, const IndexVector& indices,

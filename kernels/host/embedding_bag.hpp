@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "kernels/host/half_table.hpp"
+#include "kernels/host/host_isa.hpp"
 #include "kernels/host/tensor.hpp"
 #include "kernels/ops/op_options.hpp"
 
@@ -32,20 +33,30 @@ struct SparseRowGrad {
 /// multiplied by 1 / length: bit for bit the result of the naive loop in that order. Built for
 /// tables far larger than the caches: rows are prefetched some 32 lookups ahead (across bags),
 /// up to 128 columns are summed at once in vector registers, and on x86-64 the loop is compiled
-/// for AVX-512, AVX2 and the baseline ISA with the best one picked at load time
-/// (tests/bench/bench_embedding_bag.cpp compares it with a STREAM triad). Tables on huge pages
-/// (HugePageBuffer) spare a TLB miss per row.
+/// for each HostIsa with best_host_isa() used (tests/bench/bench_embedding_bag.cpp compares it
+/// with a STREAM triad). Tables on huge pages (HugePageBuffer) spare a TLB miss per row.
 void embedding_bag_forward(const Tensor2& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out);
 
 /// embedding_bag_forward over a table stored in fp16: the same contract, checks and order, with
-/// each table value converted to float (exactly) before it is added; out stays fp32. Reads half
-/// the bytes of an fp32 table per row.
+/// each table value converted to float (exactly; with F16C's VCVTPH2PS in the kAvx2 and kAvx512
+/// variants) before it is added; out stays fp32. Reads half the bytes of an fp32 table per row.
 void embedding_bag_forward(const Fp16Table& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out);
 
-/// embedding_bag_forward over a table stored in bf16, as the Fp16Table overload.
+/// embedding_bag_forward over a table stored in bf16, as the Fp16Table overload (a bf16 value
+/// is the top half of an fp32: widened by a zero-extend and a shift, in vector registers).
 void embedding_bag_forward(const Bf16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out);
+
+/// The three overloads above with the variant compiled for `isa` instead of best_host_isa(),
+/// for tests and benchmarks that compare variants: every variant gives the same bits. Throws
+/// std::invalid_argument naming isa unless host_isa_available(isa), and as the others.
+void embedding_bag_forward(HostIsa isa, const Tensor2& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out);
+void embedding_bag_forward(HostIsa isa, const Fp16Table& table, const IndexVector& indices,
+                           const IndexVector& offsets, Pooling mode, const Tensor2& out);
+void embedding_bag_forward(HostIsa isa, const Bf16Table& table, const IndexVector& indices,
                            const IndexVector& offsets, Pooling mode, const Tensor2& out);
 
 /// Gradient of the table given grad_out [B, D] = dLoss/dout of embedding_bag_forward with the

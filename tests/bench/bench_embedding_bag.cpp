@@ -4,19 +4,28 @@
 // bags of `pooling` lookups draw rows uniformly (DLRM's memory-bound case), 4096 bags a batch.
 // Arguments: rows, dim, pooling, and huge (1: the buffer's MADV_HUGEPAGE advice, sparing a TLB
 // miss per random row; 0: MADV_NOHUGEPAGE, 4 KiB pages). BM_Bf16EmbeddingBagVsTriad and
-// BM_Fp16EmbeddingBagVsTriad run the same forward over the same rows stored in 16 bits.
-// Counters: emb_GBps (table bytes actually read, 4 per fp32 value and 2 per fp16 or bf16 value,
+// BM_Fp16EmbeddingBagVsTriad run the same forward over the same rows stored in 16 bits;
+// BM_HalfVsFp32Forward runs all three, on every fp32 shape, in every iteration and reports
+// fp32_ns, bf16_ns and fp16_ns per lookup and the ratios bf16/fp32 and fp16/fp32 (wall time;
+// cpu_... the same in thread CPU time), the figures of merit of 16-bit tables.
+// Counters: ns_per_lookup (wall time of the forward alone per index, ns), cpu_ns_per_lookup (the
+// same in this thread's CPU time, which a busy shared machine's preemptions do not inflate),
+// emb_GBps (table bytes actually read, 4 per fp32 value and 2 per fp16 or bf16 value,
 // + fp32 pooled rows written, bytes / s; index reads not counted), triad_GBps (3 arrays of 2^24
 // floats per pass, STREAM's count), emb/triad (their ratio; issue 4 target >= 0.5), huge_frac
-// (share of the table the kernel backs with huge pages, from /proc/self/smaps).
+// (share of the table the kernel backs with huge pages, from /proc/self/smaps); the label names
+// the instruction-set variant the ops picked (best_host_isa()).
 // Two probes of what the core can do at all: BM_RandomRowReadVsTriad reads the same kind of
 // random rows with one load per cache line and nothing else (the random-read ceiling, bytes as
 // emb_GBps), BM_RandomRowLatency follows a chain of dependent random rows (ns per row). Their
-// product / 64 B is the number of cache lines the core keeps in flight.
+// product / 64 B is the number of cache lines the core keeps in flight. BM_SparseSgdStep (and
+// its Bf16 and Fp16 forms) times sparse_sgd_step on the rows one batch touches: ns_per_row and
+// cpu_ns_per_row per touched row, where a 16-bit table pays two conversions per value.
 // Run: build/bench/bench_embedding_bag --benchmark_repetitions=3
 #include <benchmark/benchmark.h>
 
 #include <sys/mman.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdint>
@@ -30,8 +39,10 @@
 #include <vector>
 
 #include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/host_isa.hpp"
 #include "kernels/host/huge_page_buffer.hpp"
 #include "kernels/host/lookup_inputs.hpp"
+#include "kernels/host/sparse_optimizer.hpp"
 
 namespace {
 
@@ -46,6 +57,18 @@ constexpr std::size_t kLineBytes = 64;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// CPU time this thread has used, seconds (CLOCK_THREAD_CPUTIME_ID).
+double thread_cpu_s() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+/// Labels a run with the instruction-set variant the ops picked ("avx512", "avx2", "baseline").
+void label_with_isa(benchmark::State& state) {
+  state.SetLabel(std::string(scaletune::kernels::to_string(scaletune::kernels::best_host_isa())));
 }
 
 /// STREAM's triad over three arrays of kTriadFloats floats; run() times one pass.
@@ -139,19 +162,113 @@ void BM_EmbeddingBagVsTriad(benchmark::State& state) {
   const IndexVector offsets(batch.offsets.data(), batch.offsets.size());
   const Tensor2 out("out", kBags, dim);
   Triad triad;
-  double emb_s = 0, triad_s = 0;
+  double emb_s = 0, emb_cpu_s = 0, triad_s = 0;
   for (auto _ : state) {
     const auto start = Clock::now();
+    const double cpu_start = thread_cpu_s();
     scaletune::kernels::embedding_bag_forward(table.view, indices, offsets,
                                               scaletune::kernels::Pooling::kSum, out);
     Kokkos::fence();
+    emb_cpu_s += thread_cpu_s() - cpu_start;
     emb_s += seconds_since(start);
     triad_s += triad.run();
   }
+  const double lookups =
+      static_cast<double>(batch.indices.size()) * static_cast<double>(state.iterations());
+  state.counters["ns_per_lookup"] = emb_s * 1e9 / lookups;
+  state.counters["cpu_ns_per_lookup"] = emb_cpu_s * 1e9 / lookups;
   const std::size_t bytes_read = batch.indices.size() * dim * sizeof(T);
   const std::size_t bytes_written = kBags * dim * sizeof(float);
   set_ratio_counters(state, static_cast<double>(bytes_read + bytes_written), emb_s, triad_s);
   state.counters["huge_frac"] = huge_page_fraction(table.buffer.floats());
+  label_with_isa(state);
+}
+
+/// Wall and thread CPU seconds summed over calls.
+struct Timing {
+  double wall_s = 0;
+  double cpu_s = 0;
+};
+
+/// One forward (kSum) over `view`, timed into t.
+template <class View>
+void time_forward(Timing& t, const View& view, const IndexVector& indices,
+                  const IndexVector& offsets, const Tensor2& out) {
+  const auto start = Clock::now();
+  const double cpu_start = thread_cpu_s();
+  scaletune::kernels::embedding_bag_forward(view, indices, offsets,
+                                            scaletune::kernels::Pooling::kSum, out);
+  Kokkos::fence();
+  t.cpu_s += thread_cpu_s() - cpu_start;
+  t.wall_s += seconds_since(start);
+}
+
+/// The same bags over the same rows stored in fp32, bf16 and fp16, the three forwards one after
+/// the other in every iteration (the order rotating), so that drifting load on a shared machine
+/// hits all three alike: the per-lookup ratios 16-bit tables are kept for.
+void BM_HalfVsFp32Forward(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const auto dim = static_cast<std::size_t>(state.range(1));
+  const bool huge = state.range(3) != 0;
+  Table<float> fp32(rows, dim, huge);
+  Table<Eigen::bfloat16> bf16(rows, dim, huge);
+  Table<Eigen::half> fp16(rows, dim, huge);
+  scaletune::kernels::LookupBatch batch = uniform_bags(rows, state.range(2));
+  const IndexVector indices(batch.indices.data(), batch.indices.size());
+  const IndexVector offsets(batch.offsets.data(), batch.offsets.size());
+  const Tensor2 out("out", kBags, dim);
+  Timing t[3];  // fp32, bf16, fp16
+  std::size_t iteration = 0;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < 3; ++i) {
+      const std::size_t which = (iteration + i) % 3;
+      if (which == 0) time_forward(t[0], fp32.view, indices, offsets, out);
+      if (which == 1) time_forward(t[1], bf16.view, indices, offsets, out);
+      if (which == 2) time_forward(t[2], fp16.view, indices, offsets, out);
+    }
+    ++iteration;
+  }
+  const double lookups =
+      static_cast<double>(batch.indices.size()) * static_cast<double>(state.iterations());
+  state.counters["fp32_ns"] = t[0].wall_s * 1e9 / lookups;
+  state.counters["bf16_ns"] = t[1].wall_s * 1e9 / lookups;
+  state.counters["fp16_ns"] = t[2].wall_s * 1e9 / lookups;
+  state.counters["bf16/fp32"] = t[1].wall_s / t[0].wall_s;
+  state.counters["fp16/fp32"] = t[2].wall_s / t[0].wall_s;
+  state.counters["cpu_bf16/fp32"] = t[1].cpu_s / t[0].cpu_s;
+  state.counters["cpu_fp16/fp32"] = t[2].cpu_s / t[0].cpu_s;
+  label_with_isa(state);
+}
+
+/// sparse_sgd_step over a table stored as T with the sparse gradient of one batch's bags
+/// (embedding_bag_backward, kSum): each touched row is read, updated in fp32 and stored back as T.
+template <class T>
+void BM_SparseSgdStep(benchmark::State& state) {
+  const std::int64_t rows = state.range(0);
+  const auto dim = static_cast<std::size_t>(state.range(1));
+  Table<T> table(rows, dim, state.range(3) != 0);
+  scaletune::kernels::LookupBatch batch = uniform_bags(rows, state.range(2));
+  const IndexVector indices(batch.indices.data(), batch.indices.size());
+  const IndexVector offsets(batch.offsets.data(), batch.offsets.size());
+  const Tensor2 grad_out("grad_out", kBags, dim);
+  Kokkos::deep_copy(grad_out, 1e-3f);
+  const scaletune::kernels::SparseRowGrad grad = scaletune::kernels::embedding_bag_backward(
+      grad_out, indices, offsets, scaletune::kernels::Pooling::kSum,
+      static_cast<std::size_t>(rows));
+  double step_s = 0, step_cpu_s = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    const double cpu_start = thread_cpu_s();
+    scaletune::kernels::sparse_sgd_step(table.view, grad, 0.01f);
+    Kokkos::fence();
+    step_cpu_s += thread_cpu_s() - cpu_start;
+    step_s += seconds_since(start);
+  }
+  const double updates =
+      static_cast<double>(grad.rows.extent(0)) * static_cast<double>(state.iterations());
+  state.counters["ns_per_row"] = step_s * 1e9 / updates;
+  state.counters["cpu_ns_per_row"] = step_cpu_s * 1e9 / updates;
+  label_with_isa(state);
 }
 
 /// Sum of the first float of every cache line of the rows `ids` name: the least work that
@@ -223,14 +340,17 @@ void BM_RandomRowLatency(benchmark::State& state) {
 constexpr std::int64_t kRows64 = std::int64_t{1} << 23;   // x 64 floats: 2 GiB
 constexpr std::int64_t kRows128 = std::int64_t{1} << 22;  // x 128 floats: 2 GiB
 
-BENCHMARK(BM_EmbeddingBagVsTriad<float>)
-    ->Name("BM_EmbeddingBagVsTriad")
-    ->ArgNames({"rows", "dim", "pooling", "huge"})
-    ->ArgsProduct({{kRows64}, {64}, {20, 80}, {0, 1}})
-    ->ArgsProduct({{kRows128}, {128}, {20, 80}, {0, 1}})
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime();
+/// The fp32 forward's shapes: 2 GiB tables of 64 and 128 columns, bags of 20 and 80 lookups, on
+/// 4 KiB and huge pages.
+void forward_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"rows", "dim", "pooling", "huge"})
+      ->ArgsProduct({{kRows64}, {64}, {20, 80}, {0, 1}})
+      ->ArgsProduct({{kRows128}, {128}, {20, 80}, {0, 1}})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
 
+BENCHMARK(BM_EmbeddingBagVsTriad<float>)->Name("BM_EmbeddingBagVsTriad")->Apply(forward_shapes);
 // The same rows in bf16 and fp16: 1 GiB tables, half the bytes per row.
 BENCHMARK(BM_EmbeddingBagVsTriad<Eigen::bfloat16>)
     ->Name("BM_Bf16EmbeddingBagVsTriad")
@@ -238,13 +358,25 @@ BENCHMARK(BM_EmbeddingBagVsTriad<Eigen::bfloat16>)
     ->ArgsProduct({{kRows128}, {128}, {20, 80}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-
 BENCHMARK(BM_EmbeddingBagVsTriad<Eigen::half>)
     ->Name("BM_Fp16EmbeddingBagVsTriad")
     ->ArgNames({"rows", "dim", "pooling", "huge"})
     ->ArgsProduct({{kRows128}, {128}, {20, 80}, {1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(BM_HalfVsFp32Forward)->Apply(forward_shapes);
+
+/// The sparse optimizer's shapes: the forward's 2^22 x 128 tables on huge pages, one batch.
+void optimizer_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"rows", "dim", "pooling", "huge"})
+      ->ArgsProduct({{kRows128}, {128}, {20}, {1}})
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime();
+}
+
+BENCHMARK(BM_SparseSgdStep<float>)->Name("BM_SparseSgdStep")->Apply(optimizer_shapes);
+BENCHMARK(BM_SparseSgdStep<Eigen::bfloat16>)->Name("BM_Bf16SparseSgdStep")->Apply(optimizer_shapes);
+BENCHMARK(BM_SparseSgdStep<Eigen::half>)->Name("BM_Fp16SparseSgdStep")->Apply(optimizer_shapes);
 
 BENCHMARK(BM_RandomRowReadVsTriad)
     ->ArgNames({"rows", "dim", "pooling", "huge"})

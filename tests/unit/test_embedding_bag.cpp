@@ -2,11 +2,14 @@
 // written here: a dense [R, D] gradient accumulated position by position, and the SGD and
 // FBGEMM rowwise-Adagrad formulas evaluated in double. Tables stored in fp32, fp16 and bf16
 // are also checked bit for bit against the same formulas evaluated in float in the kernels'
-// order, each result rounded to the table's type by Eigen's conversion.
+// order, each result rounded to the table's type by Eigen's conversion, in every instruction-set
+// variant this CPU runs (HostIsa), as are the fp32 <-> fp16 / bf16 conversions the optimizer
+// steps use, against Eigen's on every 16-bit pattern and on the fp32 values between them.
 
 #include <gtest/gtest.h>
 
 #include <Eigen/Core>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +21,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/host/detail/half_convert.hpp"
 #include "kernels/host/embedding_bag.hpp"
+#include "kernels/host/host_isa.hpp"
 #include "kernels/host/sparse_optimizer.hpp"
 #include "test_ops_support.hpp"
 
@@ -406,39 +411,111 @@ struct ElementTypeName {
 using ElementTypes = ::testing::Types<float, Eigen::half, Eigen::bfloat16>;
 TYPED_TEST_SUITE(EmbeddingTableTypes, ElementTypes, ElementTypeName);
 
-TYPED_TEST(EmbeddingTableTypes, ForwardEqualsFloatLoopBitForBitAcrossBlockWidths) {
-  // Dims below, at and across the kernel's 64- and 128-column blocks; 12 rows for 20 bags of up
-  // to 9 lookups, so rows repeat within and across bags; every third bag is empty.
-  constexpr std::size_t kRows = 12, kBags = 20;
-  for (const std::size_t dim : {1, 7, 64, 129, 200, 384}) {
-    const auto table = random_table<TypeParam>(kRows, dim, static_cast<unsigned>(dim));
-    const Bags bags = random_bags(kBags, 9, kRows, 30);
+/// The HostIsa variants this build and CPU run, baseline first.
+std::vector<HostIsa> available_isas() {
+  std::vector<HostIsa> isas;
+  for (const HostIsa isa : {HostIsa::kBaseline, HostIsa::kAvx2, HostIsa::kAvx512}) {
+    if (host_isa_available(isa)) isas.push_back(isa);
+  }
+  return isas;
+}
+
+/// Runs the forward with every available variant and checks each against naive_float_forward
+/// bit for bit, in both pooling modes.
+template <class T>
+void expect_forward_equals_float_loop(const TableOf<T>& table, const Bags& bags) {
+  const std::size_t dim = table.extent(1);
+  for (const HostIsa isa : available_isas()) {
     for (const Pooling mode : {Pooling::kSum, Pooling::kMean}) {
-      const Tensor2 out("out", kBags, dim);
+      const Tensor2 out("out", bags.count(), dim);
       fill_uniform(out, 31, 5.0f, 6.0f);  // stale values must be overwritten
-      embedding_bag_forward(table, bags.indices, bags.offsets, mode, out);
+      embedding_bag_forward(isa, table, bags.indices, bags.offsets, mode, out);
       const std::vector<float> expected = naive_float_forward(table, bags, mode);
       EXPECT_TRUE(same_bits(out.data(), expected.data(), expected.size()))
-          << "dim " << dim << (mode == Pooling::kSum ? ", sum" : ", mean");
+          << to_string(isa) << ", dim " << dim << (mode == Pooling::kSum ? ", sum" : ", mean");
     }
   }
 }
 
-TYPED_TEST(EmbeddingTableTypes, SparseSgdEqualsFloatFormulaRoundedBitForBit) {
-  constexpr std::size_t kRows = 64, kDim = 9;
-  constexpr float kLr = 0.05f;
-  const auto table = random_table<TypeParam>(kRows, kDim, 40);
-  const SparseRowGrad grad = random_sparse_grad(kRows, kDim, 41);
-  ASSERT_LT(grad.rows.extent(0), kRows);  // untouched rows must keep their bits
-  std::vector<TypeParam> expected = elements(table);
-  for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+TYPED_TEST(EmbeddingTableTypes, ForwardEqualsFloatLoopBitForBitAcrossBlockWidths) {
+  // Dims below, at and across the variants' blocks (32 to 128 columns, and fp16's 8-value F16C
+  // conversions); 12 rows for 20 bags of up to 9 lookups, so rows repeat within and across
+  // bags; every third bag is empty.
+  constexpr std::size_t kRows = 12, kBags = 20;
+  for (const std::size_t dim : {1, 7, 8, 64, 129, 200, 384}) {
+    const auto table = random_table<TypeParam>(kRows, dim, static_cast<unsigned>(dim));
+    expect_forward_equals_float_loop(table, random_bags(kBags, 9, kRows, 30));
+  }
+}
+
+/// Special values of T, all of sign `sign`: zero, the smallest and largest subnormal, the
+/// smallest normal, 1 and the values on either side, 1.5 (sums of it and 1 + ulp round), the
+/// largest finite value (a few of them overflow fp32 for bf16) and infinity. One sign per column
+/// keeps the sums free of NaN (no inf - inf).
+template <class T>
+std::vector<T> special_values(float sign) {
+  using Limits = std::numeric_limits<T>;
+  const float one_up = std::ldexp(1.0f, 1 - Limits::digits);
+  std::vector<float> magnitudes{
+      0.0f,
+      static_cast<float>(Limits::denorm_min()),
+      static_cast<float>(Limits::min()) - static_cast<float>(Limits::denorm_min()),
+      static_cast<float>(Limits::min()),
+      1.0f - one_up / 2,
+      1.0f,
+      1.0f + one_up,
+      1.5f,
+      static_cast<float>(Limits::max()),
+      std::numeric_limits<float>::infinity()};
+  std::vector<T> values;
+  for (const float m : magnitudes) values.push_back(static_cast<T>(sign * m));
+  return values;
+}
+
+TYPED_TEST(EmbeddingTableTypes, ForwardOfSubnormalsInfinitiesAndRoundingCasesEqualsFloatLoop) {
+  // 24 rows by 72 columns (a 64-column block and an 8-column one) cycling through
+  // special_values, negative in odd columns; bags of up to 12 lookups, some empty.
+  constexpr std::size_t kRows = 24, kDim = 72, kBags = 30;
+  const std::vector<TypeParam> positive = special_values<TypeParam>(1.0f);
+  const std::vector<TypeParam> negative = special_values<TypeParam>(-1.0f);
+  const TableOf<TypeParam> table("table", kRows, kDim);
+  for (std::size_t r = 0; r < kRows; ++r) {
     for (std::size_t d = 0; d < kDim; ++d) {
-      TypeParam& w = expected[static_cast<std::size_t>(grad.rows(u)) * kDim + d];
-      w = static_cast<TypeParam>(static_cast<float>(w) - kLr * grad.values(u, d));
+      const auto& values = d % 2 == 0 ? positive : negative;
+      table(r, d) = values[(r * 7 + d * 3) % values.size()];
     }
   }
-  sparse_sgd_step(table, grad, kLr);
-  EXPECT_TRUE(same_bits(table.data(), expected.data(), expected.size()));
+  expect_forward_equals_float_loop(table, random_bags(kBags, 12, kRows, 33));
+}
+
+TYPED_TEST(EmbeddingTableTypes, SparseSgdEqualsFloatFormulaRoundedBitForBit) {
+  // 9 columns (one 8-value conversion and a tail) and 300 (two chunks of the optimizer's fp32
+  // buffer). The first touched row's gradient also holds NaNs with payloads, infinities, values
+  // whose update overflows T and ones whose update leaves a subnormal.
+  constexpr std::size_t kRows = 64;
+  constexpr float kLr = 0.05f;
+  for (const std::size_t dim : {9, 300}) {
+    const auto table = random_table<TypeParam>(kRows, dim, 40);
+    const SparseRowGrad grad = random_sparse_grad(kRows, dim, 41);
+    ASSERT_LT(grad.rows.extent(0), kRows);  // untouched rows must keep their bits
+    const float specials[] = {std::bit_cast<float>(0x7fc01234u),
+                              std::bit_cast<float>(0xff812345u),
+                              std::numeric_limits<float>::infinity(),
+                              -3e38f,
+                              2e6f,
+                              -2e6f,
+                              20.0f * static_cast<float>(std::numeric_limits<TypeParam>::min())};
+    for (std::size_t d = 0; d < std::size(specials); ++d) grad.values(0, d) = specials[d];
+    std::vector<TypeParam> expected = elements(table);
+    for (std::size_t u = 0; u < grad.rows.extent(0); ++u) {
+      for (std::size_t d = 0; d < dim; ++d) {
+        TypeParam& w = expected[static_cast<std::size_t>(grad.rows(u)) * dim + d];
+        w = static_cast<TypeParam>(static_cast<float>(w) - kLr * grad.values(u, d));
+      }
+    }
+    sparse_sgd_step(table, grad, kLr);
+    EXPECT_TRUE(same_bits(table.data(), expected.data(), expected.size())) << "dim " << dim;
+  }
 }
 
 TYPED_TEST(EmbeddingTableTypes, RowwiseAdagradEqualsFloatFormulaRoundedBitForBitOverTwoSteps) {
@@ -486,10 +563,105 @@ TYPED_TEST(HalfTableTypes, ForwardConvertsEveryBitPatternAsEigenDoes) {
   for (std::size_t i = 0; i < kPatterns; ++i)
     table(0, i) = Eigen::numext::bit_cast<TypeParam>(static_cast<std::uint16_t>(i));
   const Bags bags = make_bags({{0}, {0, 0}});
-  const Tensor2 out("out", 2, kPatterns);
-  embedding_bag_forward(table, bags.indices, bags.offsets, Pooling::kSum, out);
   const std::vector<float> expected = naive_float_forward(table, bags, Pooling::kSum);
-  EXPECT_TRUE(same_bits(out.data(), expected.data(), expected.size()));
+  for (const HostIsa isa : available_isas()) {
+    const Tensor2 out("out", 2, kPatterns);
+    embedding_bag_forward(isa, table, bags.indices, bags.offsets, Pooling::kSum, out);
+    EXPECT_TRUE(same_bits(out.data(), expected.data(), expected.size())) << to_string(isa);
+  }
+}
+
+/// All 2^16 bit patterns of T, in order.
+template <class T>
+std::vector<T> every_pattern() {
+  std::vector<T> values(std::size_t{1} << 16);
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = Eigen::numext::bit_cast<T>(static_cast<std::uint16_t>(i));
+  return values;
+}
+
+/// The fp32 bits of x.
+std::uint32_t bits_of(float x) {
+  return std::bit_cast<std::uint32_t>(x);
+}
+
+TYPED_TEST(HalfTableTypes, ToFloatOfEveryBitPatternEqualsEigen) {
+  // Exact for every value; a signalling fp16 NaN may come out of F16C quiet (bit 22 set), the
+  // only difference IEEE 754 allows. Converted as 65533 values and then 3, so that the variants'
+  // 8-value bodies and their tails both run.
+  const std::vector<TypeParam> src = every_pattern<TypeParam>();
+  for (const HostIsa isa : available_isas()) {
+    std::vector<float> dst(src.size());
+    const std::size_t split = src.size() - 3;
+    detail::to_float(isa, std::span(src).first(split), std::span(dst).first(split));
+    detail::to_float(isa, std::span(src).subspan(split), std::span(dst).subspan(split));
+    std::size_t mismatches = 0;
+    for (std::size_t i = 0; i < src.size(); ++i) {
+      const std::uint32_t expected = bits_of(static_cast<float>(src[i]));
+      const bool signalling = std::isnan(dst[i]) && (expected & 0x00400000u) == 0;
+      const bool quieted = signalling && std::is_same_v<TypeParam, Eigen::half> &&
+                           isa != HostIsa::kBaseline && bits_of(dst[i]) == (expected | 0x00400000u);
+      if (bits_of(dst[i]) != expected && !quieted) ++mismatches;
+    }
+    EXPECT_EQ(mismatches, 0u) << to_string(isa);
+  }
+}
+
+/// fp32 values that probe T's rounding: for every finite T value v with a finite successor w
+/// (in the direction away from zero), v, the midpoint of v and w (a tie), and the fp32 values
+/// just below and above that midpoint; fp32 values beyond T's range (overflow) and below it
+/// (fp32 subnormals, which bf16 keeps); NaNs with payloads and both signs; and 2^18 random bit
+/// patterns (mt19937, seed 60).
+template <class T>
+std::vector<float> rounding_probes() {
+  std::vector<float> probes;
+  for (const T value : every_pattern<T>()) {
+    const auto bits = Eigen::numext::bit_cast<std::uint16_t>(value);
+    const float v = static_cast<float>(value);
+    const float w =
+        static_cast<float>(Eigen::numext::bit_cast<T>(static_cast<std::uint16_t>(bits + 1)));
+    if (!std::isfinite(v) || std::isnan(w) || (bits & 0x7fffu) == 0x7fffu) continue;
+    const float mid = static_cast<float>((static_cast<double>(v) + w) / 2);  // exact in fp32
+    probes.insert(probes.end(), {v, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 2 * mid)});
+  }
+  for (const std::uint32_t bits :
+       {0x7f7fffffu, 0x7f800000u, 0x477ff000u, 0x477fefffu, 0x00000001u, 0x007fffffu, 0x80000001u,
+        0x7f800001u, 0x7fc00000u, 0x7fbfffffu, 0xffc00001u, 0xff812345u, 0x7fffffffu, 0xffffffffu})
+    probes.push_back(std::bit_cast<float>(bits));
+  std::mt19937 gen(60);
+  for (int i = 0; i < (1 << 18); ++i)
+    probes.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(gen())));
+  return probes;
+}
+
+TYPED_TEST(HalfTableTypes, FromFloatEqualsEigenBitForBitOnRoundingProbes) {
+  const std::vector<float> src = rounding_probes<TypeParam>();
+  std::vector<TypeParam> expected(src.size());
+  for (std::size_t i = 0; i < src.size(); ++i) expected[i] = static_cast<TypeParam>(src[i]);
+  for (const HostIsa isa : available_isas()) {
+    std::vector<TypeParam> dst(src.size());
+    const std::size_t split = src.size() - 5;  // bodies and tails
+    detail::from_float(isa, std::span(src).first(split), std::span(dst).first(split));
+    detail::from_float(isa, std::span(src).subspan(split), std::span(dst).subspan(split));
+    EXPECT_TRUE(same_bits(dst.data(), expected.data(), expected.size())) << to_string(isa);
+  }
+}
+
+TYPED_TEST(HalfTableTypes, ConversionsRejectSpansOfDifferentLengths) {
+  std::vector<TypeParam> half_values(4);
+  std::vector<float> floats(3);
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] {
+        detail::to_float(HostIsa::kBaseline, std::span<const TypeParam>(half_values),
+                         std::span(floats));
+      },
+      "to_float: src has 4 values but dst has 3"));
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] {
+        detail::from_float(HostIsa::kBaseline, std::span<const float>(floats),
+                           std::span(half_values));
+      },
+      "from_float: src has 3 values but dst has 4"));
 }
 
 TYPED_TEST(HalfTableTypes, SparseSgdRoundsToNearestTiesToEvenByHand) {
@@ -510,6 +682,20 @@ TYPED_TEST(HalfTableTypes, SparseSgdRoundsToNearestTiesToEvenByHand) {
   EXPECT_EQ(static_cast<float>(table(1, 1)), 1.0f + 2.0f * u);
   EXPECT_EQ(static_cast<float>(table(1, 2)), 1.0f + u);
   for (std::size_t d = 0; d < 3; ++d) EXPECT_EQ(static_cast<float>(table(0, d)), 1.0f);
+}
+
+TYPED_TEST(EmbeddingTableTypes, ForwardRejectsVariantsThisCpuCannotRun) {
+  const TableOf<TypeParam> table("table", 5, 2);
+  const Tensor2 out("out", 1, 2);
+  const Bags bags = make_bags({{1}});
+  for (const HostIsa isa : {HostIsa::kAvx2, HostIsa::kAvx512}) {
+    if (host_isa_available(isa)) continue;
+    EXPECT_TRUE(throws_naming<std::invalid_argument>(
+        [&] { embedding_bag_forward(isa, table, bags.indices, bags.offsets, Pooling::kSum, out); },
+        "embedding_bag_forward: the " + std::string(to_string(isa)) + " variant cannot run here"));
+  }
+  EXPECT_TRUE(host_isa_available(HostIsa::kBaseline));
+  EXPECT_TRUE(host_isa_available(best_host_isa()));
 }
 
 TYPED_TEST(EmbeddingTableTypes, RejectsWhatTheFp32OverloadsReject) {
