@@ -116,6 +116,7 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
   m_reducer = std::make_unique<core::GradientReducer>(*ctx.comm, grads.as<float>(),
                                                       static_cast<std::size_t>(grads.numel()),
                                                       ctx.bucket_bytes, ctx.overlap);
+  m_scaler = std::make_unique<ops::LossScaler>(*m_ledger, dtype == ops::DType::fp16);
   m_gradients_ready = [this](std::int64_t first_final) {
     m_reducer->ready_from(static_cast<std::size_t>(first_final));
   };
@@ -139,7 +140,7 @@ float ResNet50::loss_scale() const {
 }
 
 void ResNet50::step(core::PhaseTimer& timer) {
-  m_network->forward(m_images, m_labels, loss_scale(), 1.0f);
+  m_network->forward(m_images, m_labels, loss_scale(), m_scaler->grad_scale());
   timer.mark(kFwd);
   m_network->backward(m_images, m_gradients_ready);
   timer.mark(kBwd);
@@ -147,16 +148,17 @@ void ResNet50::step(core::PhaseTimer& timer) {
   timer.mark(kWait);
   m_reducer->finish();
   timer.mark(kAllreduce);
-  ops::MasterUpdate update;
-  if (m_params->compute_values().dtype() != ops::DType::fp32)
-    update.copy = m_params->compute_values();
-  m_backend->sgd_momentum(m_params->values(), m_params->grads(), m_params->velocity(), m_sgd,
-                          update);
+  m_scaler->check(m_params->grads());
+  const ops::Tensor& working = m_params->compute_values();
+  m_backend->sgd_momentum(
+      m_params->values(), m_params->grads(), m_params->velocity(), m_sgd,
+      m_scaler->master_update(working.dtype() == ops::DType::fp32 ? ops::Tensor() : working));
+  m_scaler->end_step();
   timer.mark(kOptimizer);
 }
 
 double ResNet50::forward_backward() {
-  m_network->forward(m_images, m_labels, loss_scale(), 1.0f);
+  m_network->forward(m_images, m_labels, loss_scale(), m_scaler->grad_scale());
   m_network->backward(m_images, {});
   return last_loss();
 }
@@ -178,11 +180,15 @@ std::int64_t ResNet50::memory_peak_bytes() const {
 }
 
 std::vector<std::pair<std::string, double>> ResNet50::attributes() const {
-  return {{"image_size", m_options.image_size},
-          {"width", m_options.width},
-          {"num_classes", m_options.num_classes},
-          {"sync_batch_norm", m_options.sync_batch_norm ? 1.0 : 0.0},
-          {"forward_macs", m_forward_macs}};
+  std::vector<std::pair<std::string, double>> attrs = {
+      {"image_size", m_options.image_size},
+      {"width", m_options.width},
+      {"num_classes", m_options.num_classes},
+      {"sync_batch_norm", m_options.sync_batch_norm ? 1.0 : 0.0},
+      {"forward_macs", m_forward_macs}};
+  if (m_scaler->enabled())
+    attrs.emplace_back("skipped_steps", static_cast<double>(m_scaler->skipped_steps()));
+  return attrs;
 }
 
 std::span<float> ResNet50::host_span(const ops::Tensor& t) const {

@@ -16,6 +16,7 @@
 #include "harness/core/workload.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
+#include "kernels/ops/loss_scaler.hpp"
 #include "kernels/ops/memory_ledger.hpp"
 #include "kernels/ops/op_options.hpp"
 
@@ -106,11 +107,12 @@ class ResNet50 final : public core::Workload {
   /// while backward runs, so "wait" is empty and "allreduce" is the communication that stayed
   /// exposed after backward.
   std::vector<std::string> phase_names() const override;
-  /// Forward to the loss (softmax cross-entropy scaled by 1 / global_batch), backward into the
-  /// flat gradient buffer, the bucketed all-reduce (core::GradientReducer: sum, the loss scale
-  /// already makes it the gradient of the global mean loss, also for uneven batches; started
-  /// bucket by bucket during backward with overlap), SGD with momentum. Collective over
-  /// ctx.comm; allocates nothing.
+  /// Forward to the loss (softmax cross-entropy scaled by 1 / global_batch; under fp16 its
+  /// gradient times the dynamic loss scale), backward into the flat gradient buffer, the
+  /// bucketed all-reduce (core::GradientReducer: sum, the loss scale already makes it the
+  /// gradient of the global mean loss, also for uneven batches; started bucket by bucket during
+  /// backward with overlap), SGD with momentum on the fp32 master weights (skipped under fp16
+  /// when a gradient overflowed). Collective over ctx.comm; allocates nothing.
   void step(core::PhaseTimer& timer) override;
   /// Trainable parameters (count): resnet50_parameter_count(options).
   double params() const override;
@@ -120,7 +122,8 @@ class ResNet50 final : public core::Workload {
   /// Bytes of every buffer this rank allocated (parameters, gradients, momentum, activations,
   /// gradient scratch, the backend's workspace, inputs) plus the batch-norm and pooling state.
   std::int64_t memory_peak_bytes() const override;
-  /// image_size, width, num_classes, sync_batch_norm (0 or 1), forward_macs (per sample).
+  /// image_size, width, num_classes, sync_batch_norm (0 or 1), forward_macs (per sample), and
+  /// skipped_steps under fp16 (steps dynamic loss scaling skipped).
   std::vector<std::pair<std::string, double>> attributes() const override;
 
   /// Forward and backward only (no exchange, no update): fills the gradient buffer with this
@@ -156,6 +159,7 @@ class ResNet50 final : public core::Workload {
   std::unique_ptr<detail::ParameterArena> m_params;
   std::unique_ptr<detail::ResNet50Network> m_network;
   std::unique_ptr<core::GradientReducer> m_reducer;
+  std::unique_ptr<ops::LossScaler> m_scaler;
   std::function<void(std::int64_t)> m_gradients_ready;  ///< backward's report to the reducer
   ops::Tensor m_images;
   ops::Tensor m_labels;
