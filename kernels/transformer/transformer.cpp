@@ -151,9 +151,9 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
   }
   if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
   const AdamOptions adam{.lr = static_cast<float>(options.learning_rate)};
-  m_trainer =
-      std::make_unique<ZeroTrainer>(*m_backend, m_shape, m_plan, ctx.comm->rank(), *ctx.comm,
-                                    ctx.seed, adam, TrainerOptions{ctx.memory_budget_bytes});
+  const TrainerOptions exchange{ctx.memory_budget_bytes, ctx.bucket_bytes, ctx.overlap};
+  m_trainer = std::make_unique<ZeroTrainer>(*m_backend, m_shape, m_plan, ctx.comm->rank(),
+                                            *ctx.comm, ctx.seed, adam, exchange);
 }
 
 Transformer::~Transformer() = default;

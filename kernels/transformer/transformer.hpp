@@ -33,8 +33,9 @@ class Transformer final : public core::Workload {
   /// and "auto"), config.sharding and each rank's ctx.memory_budget_bytes (gathered; 0: no
   /// limit). When a rank does not fit, every rank throws core::MemoryBudgetExceeded naming that
   /// rank, its need by kind and the shortfall, before allocating the model; otherwise allocates
-  /// and initialises this rank's ZeroTrainer. Collective over ctx.comm (until the plan is
-  /// made). Throws std::invalid_argument on bad options or a precision the backend
+  /// and initialises this rank's ZeroTrainer (the replicated stage's gradient buckets of
+  /// ctx.bucket_bytes, overlapped with backward when ctx.overlap). Collective over ctx.comm (until
+  /// the plan is made). Throws std::invalid_argument on bad options or a precision the backend
   /// does not compute in (the host: fp32 only), std::bad_variant_access when config.sharding is
   /// no job::StateSharding.
   Transformer(const job::TransformerOptions& options, const job::Config& config,
@@ -47,7 +48,9 @@ class Transformer final : public core::Workload {
   /// blocks forward; bwd: the LM head (logits, loss and their backward), blocks and embeddings
   /// backward; allgather: zero3's per-unit parameter gathers and the zero1/zero2 parameter
   /// all-gatherv after Adam; reducescatter: gradients to their shards; allreduce: replicated's
-  /// gradients, fp16's overflow flag on the sharded stages, and the loss; optimizer: Adam.
+  /// gradients (with overlap the buckets start during backward, so allreduce is what stayed
+  /// exposed after it), fp16's overflow flag on the sharded stages, and the loss; optimizer:
+  /// Adam.
   std::vector<std::string> phase_names() const override;
   /// One training step (ZeroTrainer::step). Collective over ctx.comm.
   void step(core::PhaseTimer& timer) override;

@@ -85,6 +85,10 @@ ZeroTrainer::ZeroTrainer(ops::Backend& backend, const GptShape& shape, const Tra
   initialise_parameters();
   m_model = std::make_unique<GptModel>(m_shape, model_buffers(), m_ledger);
   m_ledger.count("workspace", m_ops.workspace_bytes());
+  const Buffers& b = *m_buffers;
+  if (plan.sharding.stage == ZeroStage::replicated)
+    m_reducer = std::make_unique<core::GradientReducer>(comm, b.grads.as<float>(), total,
+                                                        options.bucket_bytes, options.overlap);
   m_host_tokens.resize(static_cast<std::size_t>(me.batch) *
                        static_cast<std::size_t>(shape.seq_len));
   m_host_targets.resize(m_host_tokens.size());
@@ -227,24 +231,34 @@ BlockDropout ZeroTrainer::dropout(int k, std::uint64_t iteration) const {
   return {m_seed, iteration, first_sample(k) * m_shape.seq_len};
 }
 
+void ZeroTrainer::unit_finished(std::size_t unit, bool last) {
+  if (last && m_reducer) m_reducer->ready_from(m_unit_begin[unit]);
+}
+
 void ZeroTrainer::run_whole_gradients(core::PhaseTimer& timer, const TrainerPhases& phases,
                                       std::uint64_t iteration) {
   Buffers& b = *m_buffers;
   m_ops.fill(b.grads, 0.0f);
+  const std::size_t lnf = m_unit_counts.size() - 1;
   const core::RankPlan& me = m_plan.ranks[static_cast<std::size_t>(m_rank)];
   for (int k = 0; k < me.accumulation; ++k) {
+    const bool last = k + 1 == me.accumulation;  // only its backward may start buckets
     load_tokens(k);
     m_model->embed_forward(b.tokens);
     for (int l = 0; l < m_shape.layers; ++l) m_model->block_forward(l, dropout(k, iteration));
     timer.mark(phases.fwd);
     m_model->head_forward_backward(b.targets, m_loss_scale, m_scaler.grad_scale());
-    for (int l = m_shape.layers - 1; l >= 0; --l) m_model->block_backward(l);
+    unit_finished(lnf, last);
+    for (int l = m_shape.layers - 1; l >= 0; --l) {
+      m_model->block_backward(l);
+      unit_finished(static_cast<std::size_t>(l) + 1, last);
+    }
     m_model->embed_backward();
+    unit_finished(0, last);
     timer.mark(phases.bwd);
   }
   if (m_plan.sharding.stage == ZeroStage::replicated) {
-    m_comm.all_reduce(b.grads.data(), b.grads.data(), static_cast<std::size_t>(b.grads.numel()),
-                      DType::fp32, ReduceOp::sum);
+    m_reducer->finish();
     timer.mark(phases.allreduce);
     m_scaler.check(b.grads);
     m_ops.adam(b.params, b.grads, b.adam_m, b.adam_v, ++m_adam_steps, m_adam,

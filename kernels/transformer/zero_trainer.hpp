@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/core/communicator.hpp"
+#include "harness/core/gradient_reducer.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "kernels/ops/loss_scaler.hpp"
 #include "kernels/ops/memory_ledger.hpp"
@@ -26,16 +27,21 @@ struct TrainerPhases {
   std::size_t fwd = 0, bwd = 1, allgather = 2, reducescatter = 3, allreduce = 4, optimizer = 5;
 };
 
-/// What a trainer may allocate.
+/// What a trainer may allocate and how the replicated stage exchanges its gradients.
 struct TrainerOptions {
-  std::int64_t memory_budget_bytes = 0;  ///< the trainer's ledger budget, bytes (0: none)
+  std::int64_t memory_budget_bytes = 0;    ///< the trainer's ledger budget, bytes (0: none)
+  double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket, bytes (>= 4)
+  bool overlap = true;                     ///< all-reduce buckets while backward runs (DDP)
 };
 
 /// Rank `rank`'s part of `plan`, written once on the op layer (every buffer made through one
 /// MemoryLedger on the rank's backend, the step only backend ops and collectives on tensor data
 /// in the communicator's memory space): global samples [sample_offset, sample_offset + b) split
 /// into g micro-batches of m. Per step:
-///   replicated: micro-batches accumulate into whole gradients; all-reduce; Adam on everything.
+///   replicated: micro-batches accumulate into whole gradients; the all-reduce of
+///     core::GradientReducer (buckets of bucket_bytes from the end of the flat vector; with
+///     overlap each bucket starts as soon as the last micro-batch's backward has finished every
+///     unit in it: ln_f, blocks L-1..0, embeddings); Adam on everything.
 ///   zero1: as replicated, then reduce-scatterv of the gradients into the shard, Adam on the
 ///     shard, all-gatherv of the parameters.
 ///   zero2: rounds = max g over ranks; in each round every rank runs its next micro-batch (or
@@ -59,7 +65,7 @@ class ZeroTrainer {
   /// through a ledger of options.memory_budget_bytes (std::bad_alloc when it cannot) and
   /// initialises the parameters with init_gpt_parameters' values for `seed`; no collectives.
   /// backend and comm must outlive the trainer. Throws std::invalid_argument when rank is
-  /// outside the plan.
+  /// outside the plan or bucket_bytes < 4.
   ZeroTrainer(ops::Backend& backend, const GptShape& shape, const TransformerPlan& plan, int rank,
               core::Communicator& comm, std::uint64_t seed, const AdamOptions& adam,
               const TrainerOptions& options = {});
@@ -95,6 +101,9 @@ class ZeroTrainer {
   std::size_t unit_slot(std::size_t unit) const;
   /// `unit`'s window of a buffer of the units gathered or reduced one at a time.
   ops::Tensor unit_view(const ops::Tensor& buffer, std::size_t unit) const;
+  /// The replicated stage's report to the reducer: backward has finished `unit` (of the last
+  /// micro-batch when `last`).
+  void unit_finished(std::size_t unit, bool last);
   void load_tokens(int k);
   BlockDropout dropout(int k, std::uint64_t iteration) const;
   std::int64_t first_sample(int k) const;
@@ -124,6 +133,7 @@ class ZeroTrainer {
   std::vector<std::vector<std::size_t>> m_unit_counts;  ///< [L + 2][ranks]
   std::unique_ptr<Buffers> m_buffers;
   std::unique_ptr<GptModel> m_model;
+  std::unique_ptr<core::GradientReducer> m_reducer;         ///< replicated only
   std::vector<std::int32_t> m_host_tokens, m_host_targets;  ///< [b S] this rank's batch
   int m_loaded = -1;  ///< the micro-batch whose ids are in the token tensors
   std::int64_t m_sample_offset = 0;

@@ -131,8 +131,10 @@ TEST_P(EveryStage, HandMadeUnevenPlanMatchesOneRank) {
   const Reference ref = reference_run(adam);
   MpiCommunicator comm(MPI_COMM_WORLD);
   kernels::HostBackend backend;
+  // Buckets of 1 KiB: the replicated stage's gradients go in several, started during backward.
+  const kernels::TrainerOptions exchange{.bucket_bytes = 1024.0, .overlap = true};
   kernels::ZeroTrainer trainer(backend, tiny_shape(1), hand_made_plan(size, GetParam()),
-                               comm.rank(), comm, kSeed, adam);
+                               comm.rank(), comm, kSeed, adam, exchange);
   for (int s = 0; s < kSteps; ++s) {
     core::PhaseTimer timer({"fwd", "bwd", "allgather", "reducescatter", "allreduce", "optimizer"},
                            1, [] { Kokkos::fence(); });
@@ -179,6 +181,8 @@ TEST_P(EverySplitAndSharding, MatchesOneRank) {
   core::RankContext ctx;
   ctx.comm = &comm;
   ctx.seed = kSeed;
+  ctx.bucket_bytes = 2048.0;  // several buckets, all reduced after backward
+  ctx.overlap = false;
   // Rank 0 gets a memory budget that holds a micro-batch of 1 with the state replicated and
   // little more, so plans shrink its micro-batch or its shard below the others'.
   const kernels::GptShape one = tiny_shape(1);
