@@ -19,11 +19,11 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t kMaxListedBatches = 8;
 /// Extra attributes that are not settings but follow from the rank count and the split: the
-/// count itself, a plan's placement (which names ranks), its memory estimate, and a transformer
-/// plan's accumulation rounds and the ZeRO stage an automatic sharding chose. They do not
-/// separate series.
-constexpr std::array<std::string_view, 5> kNotSettings = {"ranks", "plan", "memory_estimate",
-                                                          "rounds", "zero_stage"};
+/// count itself, a plan's placement (which names ranks), its memory estimate, a transformer
+/// plan's accumulation rounds and the ZeRO stage an automatic sharding chose, and the steps fp16
+/// loss scaling skipped (an outcome). They do not separate series.
+constexpr std::array<std::string_view, 6> kNotSettings = {"ranks",  "plan",       "memory_estimate",
+                                                          "rounds", "zero_stage", "skipped_steps"};
 
 /// Every setting but the rank count and the batch split (ConfigMetrics::series); an MLPerf
 /// submission's accelerator model and software stack.

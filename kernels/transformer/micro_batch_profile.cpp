@@ -6,6 +6,8 @@
 #include <string>
 
 #include "harness/core/stats.hpp"
+#include "kernels/ops/transfer.hpp"
+#include "kernels/transformer/gpt_init.hpp"
 #include "kernels/transformer/token_batch.hpp"
 
 namespace scaletune::kernels {
@@ -17,41 +19,58 @@ GptShape one_layer(GptShape shape) {
   return shape;
 }
 
-std::size_t token_rows(const GptShape& shape) {
-  return static_cast<std::size_t>(shape.max_micro_batch) * static_cast<std::size_t>(shape.seq_len);
+std::int64_t token_rows(const GptShape& shape) {
+  return std::int64_t{shape.max_micro_batch} * shape.seq_len;
 }
 
-std::size_t one_layer_count(const GptShape& shape) {
-  return static_cast<std::size_t>(GptModel::parameter_count(one_layer(shape)));
+std::int64_t one_layer_count(const GptShape& shape) {
+  return GptModel::parameter_count(one_layer(shape));
 }
 
-// Initialises the one-layer model's parameters and returns its flat buffers with every block of
-// `shape` reading block 0's windows.
-GptBuffers initialised_shared_buffers(const GptShape& shape, std::uint64_t seed,
-                                      const Vector& params, const Vector& grads) {
-  const GptShape one = one_layer(shape);
-  const std::size_t n = one_layer_count(shape);
-  init_gpt_parameters(one, seed, {params.data(), n});
-  GptBuffers buffers = GptModel::flat_windows(one, {params.data(), n}, {grads.data(), n});
-  buffers.block_params.assign(static_cast<std::size_t>(shape.layers), buffers.block_params[0]);
-  buffers.block_grads.assign(static_cast<std::size_t>(shape.layers), buffers.block_grads[0]);
+bool has_working_copy(const GptShape& shape) {
+  return shape.dtype != ops::DType::fp32;
+}
+
+/// The one-layer model's flat buffers with every block of `shape` reading block 0's windows.
+GptBuffers shared_buffers(const GptShape& shape, const ops::Tensor& params,
+                          const ops::Tensor& grads, const ops::Tensor& compute) {
+  GptBuffers buffers = GptModel::flat_windows(one_layer(shape), params, grads, compute);
+  const auto layers = static_cast<std::size_t>(shape.layers);
+  buffers.block_params.assign(layers, buffers.block_params[0]);
+  buffers.block_grads.assign(layers, buffers.block_grads[0]);
+  if (!buffers.block_compute.empty())
+    buffers.block_compute.assign(layers, buffers.block_compute[0]);
   return buffers;
 }
 
 }  // namespace
 
+/// The profiler's ledger, the one-layer parameters (initialised, and their working copy) and
+/// gradients, the model and its token ids. Members in allocation order.
 struct MicroBatchProfiler::State {
-  Vector params, grads;
+  ops::MemoryLedger ledger;
+  ops::Tensor params, grads, compute, tokens, targets;
   GptModel model;
-  Labels tokens, targets;
 
-  State(const GptShape& shape, std::uint64_t seed)
-      : params("profile_params", one_layer_count(shape)),
-        grads("profile_grads", one_layer_count(shape)),
-        model(shape, initialised_shared_buffers(shape, seed, params, grads)),
-        tokens("profile_tokens", token_rows(shape)),
-        targets("profile_targets", token_rows(shape)) {
-    fill_token_batch(seed, 0, shape.seq_len, shape.vocab, tokens, targets);
+  State(ops::Backend& backend, const GptShape& shape, std::uint64_t seed, std::int64_t budget)
+      : ledger(backend, budget),
+        params(ledger.make("profile_params", ops::DType::fp32, {one_layer_count(shape)})),
+        grads(ledger.make("profile_grads", ops::DType::fp32, {one_layer_count(shape)})),
+        compute(has_working_copy(shape)
+                    ? ledger.make("profile_params16", shape.dtype, {one_layer_count(shape)})
+                    : ops::Tensor()),
+        tokens(ledger.make("profile_tokens", ops::DType::int32, {token_rows(shape)})),
+        targets(ledger.make("profile_targets", ops::DType::int32, {token_rows(shape)})),
+        model(shape, shared_buffers(shape, params, grads, compute), ledger) {
+    std::vector<float> initial(static_cast<std::size_t>(params.numel()));
+    init_gpt_parameters(one_layer(shape), seed, initial);
+    ops::upload_floats(backend, params, initial);
+    if (compute.defined()) backend.copy(params, compute);
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(tokens.numel()));
+    std::vector<std::int32_t> next(ids.size());
+    fill_token_batch(seed, 0, shape.seq_len, shape.vocab, ids, next);
+    ops::upload_ints(backend, tokens, ids);
+    ops::upload_ints(backend, targets, next);
   }
 };
 
@@ -82,15 +101,21 @@ core::RankProfile affine_profile(const core::RankProfile& measured) {
   return fitted;
 }
 
-MicroBatchProfiler::MicroBatchProfiler(const GptShape& shape, std::uint64_t seed)
-    : m_shape(shape), m_seed(seed), m_state(std::make_unique<State>(shape, seed)) {}
+MicroBatchProfiler::MicroBatchProfiler(ops::Backend& backend, const GptShape& shape,
+                                       std::uint64_t seed, core::Device* device,
+                                       std::int64_t budget_bytes)
+    : m_shape(shape),
+      m_seed(seed),
+      m_device(device),
+      m_state(std::make_unique<State>(backend, shape, seed, budget_bytes)) {}
 
 MicroBatchProfiler::~MicroBatchProfiler() = default;
 
 std::int64_t MicroBatchProfiler::bytes(const GptShape& shape) {
-  const auto params = static_cast<std::int64_t>(one_layer_count(shape));
-  return 2 * params * std::int64_t{sizeof(float)} + GptModel::activation_bytes(shape) +
-         2 * static_cast<std::int64_t>(token_rows(shape) * sizeof(int));
+  const std::int64_t params = one_layer_count(shape);
+  const std::int64_t copy = has_working_copy(shape) ? 2 * params : 0;
+  return 2 * params * std::int64_t{sizeof(float)} + copy + GptModel::activation_bytes(shape) +
+         2 * token_rows(shape) * std::int64_t{sizeof(std::int32_t)};
 }
 
 core::RankProfile MicroBatchProfiler::run(const std::vector<int>& sizes, int repeats,
@@ -101,16 +126,18 @@ core::RankProfile MicroBatchProfiler::run(const std::vector<int>& sizes, int rep
                                 std::to_string(m_shape.max_micro_batch) +
                                 "] and repeats >= 1, got " + std::to_string(sizes.size()) +
                                 " sizes and repeats " + std::to_string(repeats));
-  const float scale = 1.0f / static_cast<float>(m_state->tokens.extent(0));
+  const float scale = 1.0f / static_cast<float>(m_state->tokens.numel());
+  const auto fence = [this] {
+    if (m_device != nullptr) m_device->fence();
+  };
   const auto time = [&](int m) {
-    const std::size_t rows =
-        static_cast<std::size_t>(m) * static_cast<std::size_t>(m_shape.seq_len);
+    const std::int64_t rows = std::int64_t{m} * m_shape.seq_len;
     before_each();
+    fence();
     const auto start = std::chrono::steady_clock::now();
-    m_state->model.forward_backward(Labels(m_state->tokens.data(), rows),
-                                    Labels(m_state->targets.data(), rows), scale,
-                                    BlockDropout{m_seed, 0, 0});
-    Kokkos::fence();
+    m_state->model.train_micro_batch(m_state->tokens.rows(0, rows), m_state->targets.rows(0, rows),
+                                     scale, 1.0f, BlockDropout{m_seed, 0, 0});
+    fence();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   time(sizes.back());

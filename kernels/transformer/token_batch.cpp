@@ -16,23 +16,23 @@ int synthetic_token(std::uint64_t seed, std::int64_t sample, int position, int s
 }
 
 void fill_token_batch(std::uint64_t seed, std::int64_t first_sample, int seq_len, int vocab,
-                      const Labels& tokens, const Labels& targets) {
+                      std::span<std::int32_t> tokens, std::span<std::int32_t> targets) {
   if (seq_len < 1 || vocab < 1 || first_sample < 0)
     throw std::invalid_argument("fill_token_batch: seq_len " + std::to_string(seq_len) +
                                 ", vocab " + std::to_string(vocab) + " and first_sample " +
                                 std::to_string(first_sample) + " must be >= 1, >= 1 and >= 0");
-  const std::size_t rows = tokens.extent(0), s = static_cast<std::size_t>(seq_len);
-  if (targets.extent(0) != rows || rows % s != 0)
+  const std::size_t rows = tokens.size(), s = static_cast<std::size_t>(seq_len);
+  if (targets.size() != rows || rows % s != 0)
     throw std::invalid_argument("fill_token_batch: tokens [" + std::to_string(rows) +
-                                "] and targets [" + std::to_string(targets.extent(0)) +
+                                "] and targets [" + std::to_string(targets.size()) +
                                 "] must have one equal length, a multiple of seq_len " +
                                 std::to_string(seq_len));
   for (std::size_t b = 0; b < rows / s; ++b) {
     const std::int64_t sample = first_sample + static_cast<std::int64_t>(b);
     for (int p = 0; p < seq_len; ++p) {
-      tokens(b * s + static_cast<std::size_t>(p)) =
+      tokens[b * s + static_cast<std::size_t>(p)] =
           synthetic_token(seed, sample, p, seq_len, vocab);
-      targets(b * s + static_cast<std::size_t>(p)) =
+      targets[b * s + static_cast<std::size_t>(p)] =
           synthetic_token(seed, sample, p + 1, seq_len, vocab);
     }
   }

@@ -4,8 +4,7 @@
 // split over ranks and micro-batches.
 
 #include <cstdint>
-
-#include "kernels/host/tensor.hpp"
+#include <span>
 
 namespace scaletune::kernels {
 
@@ -15,12 +14,13 @@ namespace scaletune::kernels {
 /// vocab >= 1 (not checked: fill_token_batch checks).
 int synthetic_token(std::uint64_t seed, std::int64_t sample, int position, int seq_len, int vocab);
 
-/// Fills tokens [B * seq_len] and targets [B * seq_len] (sample-major: row b * seq_len + s) with
+/// Fills host tokens [B * seq_len] and targets [B * seq_len] (sample-major: row b * seq_len + s,
+/// uploaded by the caller) with
 /// global samples first_sample .. first_sample + B - 1: tokens[b, s] = synthetic_token(sample,
-/// s), targets[b, s] = synthetic_token(sample, s + 1), B = tokens.extent(0) / seq_len. Throws
+/// s), targets[b, s] = synthetic_token(sample, s + 1), B = tokens.size() / seq_len. Throws
 /// std::invalid_argument when seq_len < 1, vocab < 1, first_sample < 0, the lengths differ or
 /// are not a multiple of seq_len.
 void fill_token_batch(std::uint64_t seed, std::int64_t first_sample, int seq_len, int vocab,
-                      const Labels& tokens, const Labels& targets);
+                      std::span<std::int32_t> tokens, std::span<std::int32_t> targets);
 
 }  // namespace scaletune::kernels

@@ -8,6 +8,7 @@
 
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/workload_registry.hpp"
+#include "kernels/rank_backend.hpp"
 #include "kernels/transformer/micro_batch_profile.hpp"
 
 namespace scaletune::kernels {
@@ -17,10 +18,27 @@ namespace {
 const TrainerPhases kPhases{};
 constexpr int kProfileRepeats = 5;  // timed calls per profiled micro-batch size
 
-GptShape gpt_shape(const job::TransformerOptions& o) {
-  return {
-      o.layers, o.hidden, o.heads, o.seq_len, o.vocab, o.ffn_mult, static_cast<float>(o.dropout),
-      1};
+GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype) {
+  return {.layers = o.layers,
+          .hidden = o.hidden,
+          .heads = o.heads,
+          .seq_len = o.seq_len,
+          .vocab = o.vocab,
+          .ffn_mult = o.ffn_mult,
+          .dropout = static_cast<float>(o.dropout),
+          .max_micro_batch = 1,
+          .dtype = dtype};
+}
+
+// The activation type of `precision` on `backend`; throws std::invalid_argument when the backend
+// does not compute in it (the host: fp32 only).
+ops::DType activation_dtype(const ops::Backend& backend, job::DataType precision) {
+  const ops::DType dtype = compute_dtype(backend, precision);
+  if (dtype != core::dtype_of(precision))
+    throw std::invalid_argument("transformer: precision " +
+                                std::string(job::data_type_text(precision)) +
+                                " is not supported on this backend (fp32 only)");
+  return dtype;
 }
 
 std::vector<std::int64_t> gathered_capacities(const core::RankContext& ctx) {
@@ -67,7 +85,7 @@ void agree_profiler_allocated(bool allocated, const GptShape& shape, const core:
 
 // Every rank's profile at micro-batches `sizes` (collective; the calls of all ranks start
 // together), each smoothed by affine_profile.
-std::vector<core::RankProfile> gathered_profiles(const GptShape& shape,
+std::vector<core::RankProfile> gathered_profiles(ops::Backend& backend, const GptShape& shape,
                                                  const std::vector<int>& sizes,
                                                  const core::RankContext& ctx) {
   GptShape largest = shape;
@@ -76,7 +94,8 @@ std::vector<core::RankProfile> gathered_profiles(const GptShape& shape,
   const std::int64_t budget = ctx.memory_budget_bytes;
   try {
     if (budget <= 0 || MicroBatchProfiler::bytes(largest) <= budget)
-      profiler = std::make_unique<MicroBatchProfiler>(largest, ctx.seed);
+      profiler =
+          std::make_unique<MicroBatchProfiler>(backend, largest, ctx.seed, ctx.device, budget);
   } catch (const std::bad_alloc&) {
   }
   agree_profiler_allocated(profiler != nullptr, largest, ctx);
@@ -95,8 +114,8 @@ std::vector<core::RankProfile> gathered_profiles(const GptShape& shape,
   return profiles;
 }
 
-TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& config,
-                                    const core::RankContext& ctx) {
+TransformerPlanRequest plan_request(ops::Backend& backend, const GptShape& shape,
+                                    const job::Config& config, const core::RankContext& ctx) {
   TransformerPlanRequest request;
   request.shape = shape;
   request.global_batch = config.global_batch;
@@ -106,7 +125,7 @@ TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& co
   request.capacity_bytes = gathered_capacities(ctx);
   if (request.per_rank_batch.empty()) {
     const int largest = largest_profiled(shape, config.global_batch, request.capacity_bytes);
-    request.profiles = gathered_profiles(shape, profile_sizes(largest), ctx);
+    request.profiles = gathered_profiles(backend, shape, profile_sizes(largest), ctx);
   }
   return request;
 }
@@ -115,13 +134,11 @@ TransformerPlanRequest plan_request(const GptShape& shape, const job::Config& co
 
 Transformer::Transformer(const job::TransformerOptions& options, const job::Config& config,
                          const core::RankContext& ctx)
-    : m_options(options), m_shape(gpt_shape(options)) {
-  if (config.precision != job::DataType::fp32)
-    throw std::invalid_argument("transformer: precision " +
-                                std::string(job::data_type_text(config.precision)) +
-                                " is not supported (fp32 only)");
+    : m_options(options),
+      m_backend(make_backend(ctx)),
+      m_shape(gpt_shape(options, activation_dtype(*m_backend, config.precision))) {
   GptModel::parameter_count(m_shape);  // checks the shape before any collective
-  const TransformerPlanRequest request = plan_request(m_shape, config, ctx);
+  const TransformerPlanRequest request = plan_request(*m_backend, m_shape, config, ctx);
   if (!request.profiles.empty()) {
     GptShape profiled = m_shape;
     profiled.max_micro_batch = request.profiles.front().micro_batches.back();
@@ -134,8 +151,9 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
   }
   if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
   const AdamOptions adam{.lr = static_cast<float>(options.learning_rate)};
-  m_trainer =
-      std::make_unique<ZeroTrainer>(m_shape, m_plan, ctx.comm->rank(), *ctx.comm, ctx.seed, adam);
+  const TrainerOptions exchange{ctx.memory_budget_bytes, ctx.bucket_bytes, ctx.overlap};
+  m_trainer = std::make_unique<ZeroTrainer>(*m_backend, m_shape, m_plan, ctx.comm->rank(),
+                                            *ctx.comm, ctx.seed, adam, exchange);
 }
 
 Transformer::~Transformer() = default;
@@ -145,7 +163,7 @@ std::vector<std::string> Transformer::phase_names() const {
 }
 
 void Transformer::step(core::PhaseTimer& timer) {
-  m_loss = m_trainer->step(timer, kPhases, m_iteration++);
+  m_trainer->step(timer, kPhases, m_iteration++);
 }
 
 double Transformer::params() const {
@@ -170,11 +188,17 @@ std::vector<int> Transformer::per_rank_batch() const {
 std::vector<std::pair<std::string, double>> Transformer::attributes() const {
   std::int64_t largest = 0;
   for (const core::RankPlan& r : m_plan.ranks) largest = std::max(largest, r.memory_bytes);
-  return {{"layers", m_options.layers},   {"hidden", m_options.hidden},
-          {"heads", m_options.heads},     {"seq_len", m_options.seq_len},
-          {"vocab", m_options.vocab},     {"ffn_mult", m_options.ffn_mult},
-          {"dropout", m_options.dropout}, {"learning_rate", m_options.learning_rate},
-          {"rounds", m_plan.rounds},      {"memory_estimate", static_cast<double>(largest)}};
+  return {{"layers", m_options.layers},
+          {"hidden", m_options.hidden},
+          {"heads", m_options.heads},
+          {"seq_len", m_options.seq_len},
+          {"vocab", m_options.vocab},
+          {"ffn_mult", m_options.ffn_mult},
+          {"dropout", m_options.dropout},
+          {"learning_rate", m_options.learning_rate},
+          {"rounds", m_plan.rounds},
+          {"memory_estimate", static_cast<double>(largest)},
+          {"skipped_steps", static_cast<double>(m_trainer->skipped_steps())}};
 }
 
 std::vector<std::pair<std::string, std::string>> Transformer::text_attributes() const {

@@ -14,15 +14,19 @@
 #include "harness/core/workload.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
+#include "kernels/ops/backend.hpp"
 #include "kernels/transformer/transformer_plan.hpp"
 #include "kernels/transformer/zero_trainer.hpp"
 
 namespace scaletune::kernels {
 
-/// One rank's transformer (registered as workload "transformer"). Synthetic tokens
-/// (token_batch.hpp), the same every step; initial weights init_gpt_parameters(seed); Adam with
-/// the job's learning_rate and torch's other defaults; dropout on both residual branches of every
-/// block. Rank 0 prints the plan and why (describe_plan) when it is made.
+/// One rank's transformer (registered as workload "transformer"), written once on the op layer:
+/// it runs on the rank's backend (make_backend: the host, or its GPU), activations in
+/// compute_dtype(backend, precision) (16-bit on CUDA, with fp32 master weights and, for fp16,
+/// dynamic loss scaling). Synthetic tokens (token_batch.hpp), the same every step; initial
+/// weights init_gpt_parameters(seed); Adam with the job's learning_rate and torch's other
+/// defaults; dropout on both residual branches of every block. Rank 0 prints the plan and why
+/// (describe_plan) when it is made.
 class Transformer final : public core::Workload {
  public:
   /// Plans the configuration (plan_transformer) from config.per_rank_batch (even or explicit
@@ -30,9 +34,11 @@ class Transformer final : public core::Workload {
   /// and "auto"), config.sharding and each rank's ctx.memory_budget_bytes (gathered; 0: no
   /// limit). When a rank does not fit, every rank throws core::MemoryBudgetExceeded naming that
   /// rank, its need by kind and the shortfall, before allocating the model; otherwise allocates
-  /// and initialises this rank's ZeroTrainer. Collective over ctx.comm (until the plan is made).
-  /// Throws std::invalid_argument on bad options or a precision other than fp32,
-  /// std::bad_variant_access when config.sharding is no job::StateSharding.
+  /// and initialises this rank's ZeroTrainer (the replicated stage's gradient buckets of
+  /// ctx.bucket_bytes, overlapped with backward when ctx.overlap). Collective over ctx.comm (until
+  /// the plan is made). Throws std::invalid_argument on bad options or a precision the backend
+  /// does not compute in (the host: fp32 only), std::bad_variant_access when config.sharding is
+  /// no job::StateSharding.
   Transformer(const job::TransformerOptions& options, const job::Config& config,
               const core::RankContext& ctx);
   ~Transformer() override;
@@ -43,7 +49,9 @@ class Transformer final : public core::Workload {
   /// blocks forward; bwd: the LM head (logits, loss and their backward), blocks and embeddings
   /// backward; allgather: zero3's per-unit parameter gathers and the zero1/zero2 parameter
   /// all-gatherv after Adam; reducescatter: gradients to their shards; allreduce: replicated's
-  /// gradients and the loss; optimizer: Adam.
+  /// gradients (with overlap the buckets start during backward, so allreduce is what stayed
+  /// exposed after it), fp16's overflow flag on the sharded stages, and the loss; optimizer:
+  /// Adam.
   std::vector<std::string> phase_names() const override;
   /// One training step (ZeroTrainer::step). Collective over ctx.comm.
   void step(core::PhaseTimer& timer) override;
@@ -58,14 +66,15 @@ class Transformer final : public core::Workload {
   /// The plan's per-rank batch.
   std::vector<int> per_rank_batch() const override;
   /// layers, hidden, heads, seq_len, vocab, ffn_mult, dropout, learning_rate, rounds (the most
-  /// micro-batches of a rank) and memory_estimate (the plan's largest rank need, bytes).
+  /// micro-batches of a rank), memory_estimate (the plan's largest rank need, bytes) and
+  /// skipped_steps (steps fp16 loss scaling skipped; 0 otherwise).
   std::vector<std::pair<std::string, double>> attributes() const override;
   /// zero_stage (the stage used, e.g. "zero2:memory_proportional"; the swept state_sharding
   /// may be "auto") and plan (describe_plan).
   std::vector<std::pair<std::string, std::string>> text_attributes() const override;
 
-  /// Global mean token loss of the latest step.
-  double last_loss() const { return m_loss; }
+  /// Global mean token loss of the latest step (downloads it: waits for the device).
+  double last_loss() const { return m_trainer->last_loss(); }
   /// The whole parameter vector after the latest step (collective; for tests).
   std::vector<float> full_parameters() { return m_trainer->full_parameters(); }
   /// The plan every rank follows.
@@ -73,12 +82,12 @@ class Transformer final : public core::Workload {
 
  private:
   job::TransformerOptions m_options;
+  std::unique_ptr<ops::Backend> m_backend;
   GptShape m_shape;
   TransformerPlan m_plan;
   std::unique_ptr<ZeroTrainer> m_trainer;
   std::int64_t m_profile_bytes = 0;
   std::uint64_t m_iteration = 0;
-  double m_loss = 0.0;
 };
 
 /// Adds kind "transformer" to `registry` (kernels::register_workloads calls it).

@@ -48,6 +48,9 @@ TransformerMemory transformer_memory(const GptShape& shape, ZeroStage stage,
   const auto shard = static_cast<std::int64_t>(shard_count) * kFloat;
   const std::int64_t units = unit_buffer_count(shape) * kFloat;
   const auto scratch = static_cast<std::int64_t>(scratch_count) * kFloat;
+  // The 16-bit working copy: 2 bytes per parameter of the whole vector or the gather buffers.
+  const std::int64_t copy =
+      shape.dtype == ops::DType::fp32 ? 0 : (stage == ZeroStage::zero3 ? units : all) / 2;
   TransformerMemory m;
   m.activations = activation_bytes(shape);
   switch (stage) {
@@ -66,6 +69,8 @@ TransformerMemory transformer_memory(const GptShape& shape, ZeroStage stage,
       m.comm_buffers = scratch;
       break;
   }
+  m.parameters += copy;
+  if (shape.dtype == ops::DType::fp16) m.optimizer += 4;  // the loss scaler's overflow flag
   return m;
 }
 

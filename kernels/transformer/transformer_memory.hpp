@@ -8,7 +8,7 @@
 #include <string>
 
 #include "harness/core/hetero_plan.hpp"
-#include "kernels/host/gpt_model.hpp"
+#include "kernels/transformer/gpt_model.hpp"
 #include "kernels/transformer/state_sharding.hpp"
 
 namespace scaletune::kernels {
@@ -23,7 +23,10 @@ namespace scaletune::kernels {
 /// with N parameters, n of them in the rank's shard, unit sizes E, Lb, F
 /// (GptModel::unit_parameter_counts) and c = the rank's largest part of one unit (the
 /// reduce-scatter receive buffer). activations = GptModel::activation_bytes at the rank's
-/// micro-batch plus its token ids and targets (8 bytes per token).
+/// micro-batch plus its token ids and targets (8 bytes per token). With 16-bit activations
+/// (GptShape::dtype) parameters add the 16-bit working copy, 2 N (replicated, zero1, zero2) or
+/// 2 (E + Lb + F) (zero3: of the gather buffers), and fp16 adds the loss scaler's 4-byte
+/// overflow flag to the optimizer state.
 struct TransformerMemory {
   std::int64_t parameters = 0;
   std::int64_t gradients = 0;

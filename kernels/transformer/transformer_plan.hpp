@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "harness/core/hetero_plan.hpp"
-#include "kernels/host/gpt_model.hpp"
+#include "kernels/transformer/gpt_model.hpp"
 #include "kernels/transformer/state_sharding.hpp"
 #include "kernels/transformer/transformer_memory.hpp"
 

@@ -16,7 +16,10 @@
 
 #include "harness/job/batch_split.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
-#include "kernels/host/gpt_init.hpp"
+#include "kernels/host/host_backend.hpp"
+#include "kernels/ops/memory_ledger.hpp"
+#include "kernels/ops/transfer.hpp"
+#include "kernels/transformer/gpt_init.hpp"
 #include "kernels/transformer/token_batch.hpp"
 #include "kernels/transformer/transformer.hpp"
 
@@ -62,19 +65,29 @@ struct Reference {
 Reference reference_run(const kernels::AdamOptions& adam) {
   const kernels::GptShape shape = tiny_shape(kGlobalBatch);
   const auto n = static_cast<std::size_t>(kernels::GptModel::parameter_count(shape));
-  kernels::Vector params("params", n), grads("grads", n), m("m", n), v("v", n);
-  kernels::init_gpt_parameters(shape, kSeed, {params.data(), n});
-  kernels::GptModel model(shape, {params.data(), n}, {grads.data(), n});
+  kernels::HostBackend backend;
+  ops::MemoryLedger ledger(backend);
+  const auto count = static_cast<std::int64_t>(n);
+  const ops::Tensor params = ledger.make("params", ops::DType::fp32, {count});
+  const ops::Tensor grads = ledger.make("grads", ops::DType::fp32, {count});
+  const ops::Tensor m = ledger.make("m", ops::DType::fp32, {count});
+  const ops::Tensor v = ledger.make("v", ops::DType::fp32, {count});
+  kernels::init_gpt_parameters(shape, kSeed, {params.as<float>(), n});
+  kernels::GptModel model(shape, params, grads, ledger);
   const std::size_t rows = kGlobalBatch * static_cast<std::size_t>(shape.seq_len);
-  kernels::Labels tokens("tokens", rows), targets("targets", rows);
-  kernels::fill_token_batch(kSeed, 0, shape.seq_len, shape.vocab, tokens, targets);
+  std::vector<int> token_ids(rows), target_ids(rows);
+  kernels::fill_token_batch(kSeed, 0, shape.seq_len, shape.vocab, token_ids, target_ids);
+  const ops::Tensor tokens = ledger.make("tokens", ops::DType::int32, {std::int64_t(rows)});
+  const ops::Tensor targets = ledger.make("targets", ops::DType::int32, {std::int64_t(rows)});
+  ops::upload_ints(backend, tokens, token_ids);
+  ops::upload_ints(backend, targets, target_ids);
   Reference ref;
   for (int s = 0; s < kSteps; ++s) {
-    Kokkos::deep_copy(grads, 0.0f);
+    backend.fill(grads, 0.0f);
     ref.loss.push_back(model.forward_backward(tokens, targets, 1.0f / static_cast<float>(rows),
                                               {kSeed, static_cast<std::uint64_t>(s), 0}));
-    kernels::adam_step(params, grads, m, v, s + 1, adam);
-    ref.params.emplace_back(params.data(), params.data() + n);
+    backend.adam(params, grads, m, v, s + 1, adam, {});
+    ref.params.push_back(ops::download_floats(backend, params));
   }
   return ref;
 }
@@ -117,12 +130,16 @@ TEST_P(EveryStage, HandMadeUnevenPlanMatchesOneRank) {
   const kernels::AdamOptions adam{.lr = 0.01f, .eps = 1e-4f};
   const Reference ref = reference_run(adam);
   MpiCommunicator comm(MPI_COMM_WORLD);
-  kernels::ZeroTrainer trainer(tiny_shape(1), hand_made_plan(size, GetParam()), comm.rank(), comm,
-                               kSeed, adam);
+  kernels::HostBackend backend;
+  // Buckets of 1 KiB: the replicated stage's gradients go in several, started during backward.
+  const kernels::TrainerOptions exchange{.bucket_bytes = 1024.0, .overlap = true};
+  kernels::ZeroTrainer trainer(backend, tiny_shape(1), hand_made_plan(size, GetParam()),
+                               comm.rank(), comm, kSeed, adam, exchange);
   for (int s = 0; s < kSteps; ++s) {
     core::PhaseTimer timer({"fwd", "bwd", "allgather", "reducescatter", "allreduce", "optimizer"},
                            1, [] { Kokkos::fence(); });
-    const double loss = trainer.step(timer, {}, static_cast<std::uint64_t>(s));
+    trainer.step(timer, {}, static_cast<std::uint64_t>(s));
+    const double loss = trainer.last_loss();
     expect_step(loss, trainer.full_parameters(), ref, s);
   }
 }
@@ -164,6 +181,8 @@ TEST_P(EverySplitAndSharding, MatchesOneRank) {
   core::RankContext ctx;
   ctx.comm = &comm;
   ctx.seed = kSeed;
+  ctx.bucket_bytes = 2048.0;  // several buckets, all reduced after backward
+  ctx.overlap = false;
   // Rank 0 gets a memory budget that holds a micro-batch of 1 with the state replicated and
   // little more, so plans shrink its micro-batch or its shard below the others'.
   const kernels::GptShape one = tiny_shape(1);

@@ -18,9 +18,12 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/host/gpt_init.hpp"
-#include "kernels/host/gpt_model.hpp"
-#include "kernels/host/transformer_block.hpp"
+#include "kernels/host/host_backend.hpp"
+#include "kernels/ops/memory_ledger.hpp"
+#include "kernels/ops/transfer.hpp"
+#include "kernels/transformer/gpt_init.hpp"
+#include "kernels/transformer/gpt_model.hpp"
+#include "kernels/transformer/transformer_block.hpp"
 #include "test_ops_support.hpp"
 
 namespace scaletune::kernels {
@@ -61,10 +64,37 @@ struct Layout {
   std::size_t fc2_w(std::size_t l) const { return fc1_w(l) + f * h + f; }
 };
 
-Labels make_ids(const std::vector<int>& ids) {
-  Labels view("ids", ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i) view(i) = ids[i];
-  return view;
+/// The host backend the models run on and the ledger of their activations and token ids.
+HostBackend& backend() {
+  static HostBackend host;
+  return host;
+}
+
+ops::MemoryLedger& ledger() {
+  static ops::MemoryLedger ledger(backend());
+  return ledger;
+}
+
+/// Host floats seen by the op layer (the host backend runs on them in place).
+ops::Tensor host(std::vector<float>& v) {
+  return ops::Tensor(v.data(), ops::DType::fp32, {static_cast<std::int64_t>(v.size())});
+}
+
+/// Floats of a tensor of the host backend.
+std::size_t floats(const ops::Tensor& t) {
+  return static_cast<std::size_t>(t.numel());
+}
+
+ops::Tensor make_ids(const std::vector<int>& ids) {
+  const ops::Tensor t =
+      ledger().make("ids", ops::DType::int32, {static_cast<std::int64_t>(ids.size())});
+  ops::upload_ints(backend(), t, ids);
+  return t;
+}
+
+/// The model's accumulated loss.
+double loss_of(const GptModel& model) {
+  return ops::download_scalar(backend(), model.loss());
 }
 
 /// Two samples of S = 4: token ids and their next-token targets.
@@ -83,9 +113,10 @@ TEST(GptModel, GradientsMatchCentralDifferencesInEveryPart) {
   const Layout at(shape);
   std::vector<float> params = random_params(shape, 3);
   std::vector<float> grads(params.size(), 0.0f), scratch(params.size(), 0.0f);
-  GptModel model(shape, params, grads);
-  GptModel probe(shape, params, scratch);  // evaluates the loss; its gradients are discarded
-  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  GptModel model(shape, host(params), host(grads), ledger());
+  // The probe evaluates the loss; its gradients are discarded.
+  GptModel probe(shape, host(params), host(scratch), ledger());
+  const ops::Tensor tokens = make_ids(kTokens), targets = make_ids(kTargets);
   model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
 
   const std::vector<std::size_t> sample = {
@@ -117,8 +148,8 @@ TEST(GptModel, MicroBatchesAccumulateIntoTheSameGradients) {
   const GptShape shape = tiny_shape();
   std::vector<float> params = random_params(shape, 5);
   std::vector<float> whole(params.size(), 0.0f), split(params.size(), 0.0f);
-  GptModel one_batch(shape, params, whole);
-  GptModel two_batches(shape, params, split);
+  GptModel one_batch(shape, host(params), host(whole), ledger());
+  GptModel two_batches(shape, host(params), host(split), ledger());
   const double loss_whole =
       one_batch.forward_backward(make_ids(kTokens), make_ids(kTargets), 0.5f, BlockDropout{});
   double loss_split = 0.0;
@@ -138,8 +169,8 @@ TEST(GptModel, SecondCallAddsToTheGradients) {
   const GptShape shape = tiny_shape();
   std::vector<float> params = random_params(shape, 7);
   std::vector<float> grads(params.size(), 0.0f);
-  GptModel model(shape, params, grads);
-  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  GptModel model(shape, host(params), host(grads), ledger());
+  const ops::Tensor tokens = make_ids(kTokens), targets = make_ids(kTargets);
   model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
   const std::vector<double> once(grads.begin(), grads.end());
   model.forward_backward(tokens, targets, 1.0f, BlockDropout{});
@@ -212,20 +243,31 @@ TEST(GptModel, InitialisesAsGpt2) {
 TEST(GptModel, ActivationBytesEqualTheAllocation) {
   const GptShape shape = tiny_shape();
   std::vector<float> params = random_params(shape, 1), grads(params.size());
-  const GptModel model(shape, params, grads);
+  const GptModel model(shape, host(params), host(grads), ledger());
   // T = 8 rows: residuals (L + 1) T H, ln_f out T H, two gradients 2 T H, logits T V,
-  // ln_f statistics 2 T, ln_f gradient scratch 2 H; plus every block's own buffers.
-  const std::int64_t own = 4 * (3 * 64 + 64 + 2 * 64 + 8 * 11 + 16 + 16);
+  // ln_f statistics 2 T, ln_f gradient scratch 2 H, the fp64 loss; plus every block's own buffers.
+  const std::int64_t own = 4 * (3 * 64 + 64 + 2 * 64 + 8 * 11 + 16 + 16) + 8;
   const std::int64_t blocks =
       2 * TransformerBlock::activation_bytes(TransformerBlockShape{8, 2, 4, 4, 2, 0.0f});
   EXPECT_EQ(GptModel::activation_bytes(shape), own + blocks);
   EXPECT_EQ(model.activation_bytes(), own + blocks);
 }
 
+TEST(GptModel, SixteenBitActivationBytesKeepStatisticsAndTheLossWide) {
+  GptShape shape = tiny_shape();
+  shape.dtype = ops::DType::bf16;
+  // T = 8 rows: residuals, ln_f out, two gradients (L + 4) T H and logits T V at 2 bytes;
+  // ln_f statistics 2 T and gradient scratch 2 H at 4 bytes; the loss at 8; plus the blocks.
+  const std::int64_t own = 2 * (6 * 64 + 8 * 11) + 4 * (16 + 16) + 8;
+  const std::int64_t blocks = 2 * TransformerBlock::activation_bytes(
+                                      TransformerBlockShape{8, 2, 4, 4, 2, 0.0f, ops::DType::bf16});
+  EXPECT_EQ(GptModel::activation_bytes(shape), own + blocks);
+}
+
 TEST(GptModel, RejectsBadInputNamingIt) {
   const GptShape shape = tiny_shape();
   std::vector<float> params = random_params(shape, 1), grads(params.size(), 0.0f);
-  GptModel model(shape, params, grads);
+  GptModel model(shape, host(params), host(grads), ledger());
   std::vector<int> bad = kTokens;
   bad[5] = 11;
   EXPECT_TRUE(throws_naming<std::invalid_argument>(
@@ -242,8 +284,9 @@ TEST(GptModel, RejectsBadInputNamingIt) {
       [&] { model.forward_backward(make_ids(six), make_ids(six), 1.0f, BlockDropout{}); },
       "tokens has 6 ids, expected B * 4 with 1 <= B <= 2"));
   std::vector<float> short_grads(grads.size() - 1);
-  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, params, short_grads); },
-                                                   "grads has 1879 floats, expected 1880"));
+  EXPECT_TRUE(throws_naming<std::invalid_argument>(
+      [&] { GptModel(shape, host(params), host(short_grads), ledger()); },
+      "grads has 1879 floats, expected 1880"));
   GptShape odd = shape;
   odd.heads = 3;
   EXPECT_THROW(GptModel::parameter_count(odd), std::invalid_argument);
@@ -267,17 +310,17 @@ TEST(GptModel, UnitsFollowTheFlatLayout) {
   EXPECT_EQ(sum, GptModel::parameter_count(shape));
 
   std::vector<float> params(at.total), grads(at.total);
-  const GptBuffers windows = GptModel::flat_windows(shape, params, grads);
+  const GptBuffers windows = GptModel::flat_windows(shape, host(params), host(grads));
   EXPECT_EQ(windows.embed_params.data(), params.data() + at.wte);
-  EXPECT_EQ(windows.embed_grads.size(), at.block0);
+  EXPECT_EQ(floats(windows.embed_grads), at.block0);
   ASSERT_EQ(windows.block_params.size(), 2u);
   ASSERT_EQ(windows.block_grads.size(), 2u);
   EXPECT_EQ(windows.block_params[1].data(), params.data() + at.block0 + at.block_size);
   EXPECT_EQ(windows.block_grads[0].data(), grads.data() + at.block0);
-  EXPECT_EQ(windows.block_grads[1].size(), at.block_size);
+  EXPECT_EQ(floats(windows.block_grads[1]), at.block_size);
   EXPECT_EQ(windows.lnf_params.data(), params.data() + at.ln_f_gamma);
   EXPECT_EQ(windows.lnf_grads.data(), grads.data() + at.ln_f_gamma);
-  EXPECT_EQ(windows.lnf_grads.size(), 2 * at.h);
+  EXPECT_EQ(floats(windows.lnf_grads), 2 * at.h);
 }
 
 /// Fills `buffer` with NaN: a released gathered buffer, so any read of it poisons the result.
@@ -292,28 +335,29 @@ TEST(GptModel, ZeroThreeStagesOnOneSharedLayerBufferMatchTheFlatModel) {
   const Layout at(shape);
   std::vector<float> params(at.total), flat_grads(at.total, 0.0f), grads(at.total, 0.0f);
   init_gpt_parameters(shape, 17, params);
-  GptModel flat(shape, params, flat_grads);
+  GptModel flat(shape, host(params), host(flat_grads), ledger());
 
   // ZeRO-3 style: embeddings and ln_f are windows of the full buffers; every block reads and
   // writes one layer buffer, gathered from params before each of its calls.
   std::vector<float> layer_params(at.block_size), layer_grads(at.block_size);
   release(layer_params);
   release(layer_grads);
-  GptBuffers buffers = GptModel::flat_windows(shape, params, grads);
-  buffers.block_params.assign(at.layers, std::span<float>(layer_params));
-  buffers.block_grads.assign(at.layers, std::span<float>(layer_grads));
-  GptModel staged(shape, buffers);
+  GptBuffers buffers = GptModel::flat_windows(shape, host(params), host(grads));
+  buffers.block_params.assign(at.layers, host(layer_params));
+  buffers.block_grads.assign(at.layers, host(layer_grads));
+  GptModel staged(shape, buffers, ledger());
   const auto gather = [&](std::size_t l) {
     const auto from = params.begin() + static_cast<std::ptrdiff_t>(at.block0 + l * at.block_size);
     std::copy(from, from + static_cast<std::ptrdiff_t>(at.block_size), layer_params.begin());
   };
 
   double flat_loss = 0.0, staged_loss = 0.0;
+  staged.zero_loss();
   for (std::size_t b = 0; b < 2; ++b) {
     const auto first = kTokens.begin() + static_cast<std::ptrdiff_t>(4 * b);
-    const Labels tokens = make_ids(std::vector<int>(first, first + 4));
+    const ops::Tensor tokens = make_ids(std::vector<int>(first, first + 4));
     const auto target = kTargets.begin() + static_cast<std::ptrdiff_t>(4 * b);
-    const Labels targets = make_ids(std::vector<int>(target, target + 4));
+    const ops::Tensor targets = make_ids(std::vector<int>(target, target + 4));
     const BlockDropout dropout{99, 5, static_cast<std::int64_t>(4 * b)};
     flat_loss += flat.forward_backward(tokens, targets, 0.5f, dropout);
 
@@ -323,7 +367,7 @@ TEST(GptModel, ZeroThreeStagesOnOneSharedLayerBufferMatchTheFlatModel) {
       staged.block_forward(static_cast<int>(l), dropout);
       release(layer_params);
     }
-    staged_loss += staged.head_forward_backward(targets, 0.5f);
+    staged.head_forward_backward(targets, 0.5f);
     for (std::size_t l = at.layers; l-- > 0;) {
       gather(l);
       std::fill(layer_grads.begin(), layer_grads.end(), 0.0f);
@@ -335,6 +379,7 @@ TEST(GptModel, ZeroThreeStagesOnOneSharedLayerBufferMatchTheFlatModel) {
     }
     staged.embed_backward();
   }
+  staged_loss = loss_of(staged);  // both micro-batches' losses, summed in the same order
   // The same float operations in the same order: equal, not merely close.
   EXPECT_EQ(staged_loss, flat_loss);
   EXPECT_EQ(grads, flat_grads);
@@ -350,8 +395,8 @@ TEST(GptModel, ZeroThreeStagesOnOneSharedLayerBufferMatchTheFlatModel) {
 TEST(GptModel, StageCallsOutOfOrderThrowNamingTheCall) {
   const GptShape shape = tiny_shape();
   std::vector<float> params = random_params(shape, 1), grads(params.size(), 0.0f);
-  GptModel model(shape, params, grads);
-  const Labels tokens = make_ids(kTokens), targets = make_ids(kTargets);
+  GptModel model(shape, host(params), host(grads), ledger());
+  const ops::Tensor tokens = make_ids(kTokens), targets = make_ids(kTargets);
   const auto out_of_order = [](const auto& call, const std::string& name) {
     return throws_naming<std::logic_error>(call, "GptModel::" + name + " called out of order");
   };
@@ -383,7 +428,7 @@ TEST(GptModel, StageCallsOutOfOrderThrowNamingTheCall) {
   EXPECT_TRUE(out_of_order([&] { model.block_backward(0); }, "block_backward(0)"));
   // The rejected calls changed nothing: the gradients are those of one clean micro-batch.
   std::vector<float> clean(params.size(), 0.0f);
-  GptModel reference(shape, params, clean);
+  GptModel reference(shape, host(params), host(clean), ledger());
   reference.forward_backward(tokens, targets, 1.0f, BlockDropout{});
   EXPECT_EQ(grads, clean);
 }
@@ -392,17 +437,17 @@ TEST(GptModel, RejectsUnitBuffersOfTheWrongLengthNamingThem) {
   const GptShape shape = tiny_shape();
   const Layout at(shape);
   std::vector<float> params(at.total), grads(at.total), short_block(at.block_size - 1);
-  GptBuffers buffers = GptModel::flat_windows(shape, params, grads);
-  buffers.block_grads[1] = short_block;
-  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+  GptBuffers buffers = GptModel::flat_windows(shape, host(params), host(grads));
+  buffers.block_grads[1] = host(short_block);
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers, ledger()); },
                                                    "block_grads[1] has 871 floats, expected 872"));
-  buffers = GptModel::flat_windows(shape, params, grads);
+  buffers = GptModel::flat_windows(shape, host(params), host(grads));
   buffers.block_params.pop_back();
-  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers, ledger()); },
                                                    "block_params has 1 spans, expected 2"));
-  buffers = GptModel::flat_windows(shape, params, grads);
-  buffers.lnf_params = buffers.lnf_params.first(at.h);
-  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers); },
+  buffers = GptModel::flat_windows(shape, host(params), host(grads));
+  buffers.lnf_params = buffers.lnf_params.window(0, {static_cast<std::int64_t>(at.h)});
+  EXPECT_TRUE(throws_naming<std::invalid_argument>([&] { GptModel(shape, buffers, ledger()); },
                                                    "lnf_params has 8 floats, expected 16"));
 }
 

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/host/host_backend.hpp"
+
 namespace scaletune::kernels {
 namespace {
 
@@ -48,8 +50,9 @@ TEST(MicroBatchProfiler, BytesWithinFivePercentOfTheHeapItTakes) {
   const GptShape shape{
       .layers = 4, .hidden = 64, .heads = 4, .seq_len = 64, .vocab = 1000, .max_micro_batch = 8};
   const std::int64_t estimate = MicroBatchProfiler::bytes(shape);
+  HostBackend backend;
   const std::int64_t before = heap_in_use();
-  const MicroBatchProfiler profiler(shape, 3);
+  const MicroBatchProfiler profiler(backend, shape, 3);
   const std::int64_t grown = heap_in_use() - before;
   const double ratio = static_cast<double>(estimate) / static_cast<double>(grown);
   std::printf("MicroBatchProfiler::bytes %lld B / heap grew %lld B = %.4f\n",
@@ -59,7 +62,8 @@ TEST(MicroBatchProfiler, BytesWithinFivePercentOfTheHeapItTakes) {
 }
 
 TEST(MicroBatchProfiler, RunReturnsEverySizeWithAPositiveTime) {
-  MicroBatchProfiler profiler(small_shape(), 3);
+  HostBackend backend;
+  MicroBatchProfiler profiler(backend, small_shape(), 3);
   const std::vector<int> sizes = profile_sizes(5);
   int calls = 0;
   const core::RankProfile profile = profiler.run(sizes, 2, [&] { ++calls; });
@@ -73,7 +77,8 @@ TEST(MicroBatchProfiler, RunReturnsEverySizeWithAPositiveTime) {
 }
 
 TEST(MicroBatchProfiler, RejectsBadSizesRepeatsAndShapes) {
-  MicroBatchProfiler profiler(small_shape(), 3);
+  HostBackend backend;
+  MicroBatchProfiler profiler(backend, small_shape(), 3);
   const auto nothing = [] {};
   EXPECT_THROW(profiler.run({}, 1, nothing), std::invalid_argument);
   EXPECT_THROW(profiler.run({0, 1}, 1, nothing), std::invalid_argument);
@@ -82,7 +87,7 @@ TEST(MicroBatchProfiler, RejectsBadSizesRepeatsAndShapes) {
   EXPECT_THROW(profiler.run({1, 2}, 0, nothing), std::invalid_argument);
   GptShape bad = small_shape();
   bad.heads = 3;  // 16 is not a multiple of 3
-  EXPECT_THROW(MicroBatchProfiler(bad, 3), std::invalid_argument);
+  EXPECT_THROW(MicroBatchProfiler(backend, bad, 3), std::invalid_argument);
 }
 
 }  // namespace

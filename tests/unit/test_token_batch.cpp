@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/host/tensor.hpp"
+
 namespace scaletune::kernels {
 namespace {
 
@@ -23,7 +25,8 @@ Batch fill(std::int64_t first_sample, int samples, int seq_len, int vocab,
            std::uint64_t seed = kSeed) {
   const auto rows = static_cast<std::size_t>(samples) * static_cast<std::size_t>(seq_len);
   Batch b{Labels("tokens", rows), Labels("targets", rows)};
-  fill_token_batch(seed, first_sample, seq_len, vocab, b.tokens, b.targets);
+  fill_token_batch(seed, first_sample, seq_len, vocab, {b.tokens.data(), rows},
+                   {b.targets.data(), rows});
   return b;
 }
 
@@ -87,13 +90,13 @@ TEST(TokenBatch, IdsInRangeAndEveryIdOfASmallVocabularyAppears) {
 }
 
 TEST(TokenBatch, RejectsBadArguments) {
-  Labels six("six", 6), four("four", 4), five("five", 5);
+  std::vector<int> six(6), four(4), five(5);
   EXPECT_THROW(fill_token_batch(kSeed, 0, 0, 10, six, six), std::invalid_argument);
   EXPECT_THROW(fill_token_batch(kSeed, 0, 3, 0, six, six), std::invalid_argument);
   EXPECT_THROW(fill_token_batch(kSeed, -1, 3, 10, six, six), std::invalid_argument);
   EXPECT_THROW(fill_token_batch(kSeed, 0, 2, 10, six, four), std::invalid_argument);
   EXPECT_THROW(fill_token_batch(kSeed, 0, 3, 10, five, five), std::invalid_argument);
-  Labels tokens("tokens", 6), targets("targets", 6);
+  std::vector<int> tokens(6), targets(6);
   EXPECT_NO_THROW(fill_token_batch(kSeed, 0, 3, 10, tokens, targets));
 }
 

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "kernels/host/dropout.hpp"
-#include "kernels/host/transformer_block.hpp"
+#include "kernels/host/host_backend.hpp"
+#include "kernels/ops/memory_ledger.hpp"
+#include "kernels/transformer/transformer_block.hpp"
 #include "test_ops_support.hpp"
 
 namespace scaletune::kernels {
@@ -25,6 +27,17 @@ namespace {
 using test::all_near;
 using test::fill_uniform;
 using test::to_doubles;
+
+/// Host-memory tensors seen by the op layer (the host backend runs on them in place).
+ops::Tensor host(const Tensor2& v) {
+  return ops::Tensor(
+      v.data(), ops::DType::fp32,
+      {static_cast<std::int64_t>(v.extent(0)), static_cast<std::int64_t>(v.extent(1))});
+}
+
+ops::Tensor host(std::vector<float>& v) {
+  return ops::Tensor(v.data(), ops::DType::fp32, {static_cast<std::int64_t>(v.size())});
+}
 
 /// The tiny block every test uses: H = 8, 2 heads, S = 4, two samples, F = 4 H.
 TransformerBlockShape tiny_shape(float dropout_p = 0.0f) {
@@ -165,8 +178,11 @@ double weighted_sum(const Rows& y, const Tensor2& w) {
 }
 
 /// Parameters, gradients, input, loss weights and output of the tiny block, randomly filled;
-/// the LayerNorm gammas are around 1 as after initialisation.
+/// the LayerNorm gammas are around 1 as after initialisation; the host backend and the ledger
+/// the block's activations come from.
 struct Case {
+  HostBackend backend;
+  ops::MemoryLedger ledger{backend};
   TransformerBlockShape shape;
   std::size_t tokens;
   std::vector<float> params, grads;
@@ -197,13 +213,13 @@ struct Case {
 /// backward against central differences of the reference's loss sum(y * w).
 void expect_matches_reference(float dropout_p, const BlockDropout& dropout) {
   Case c(tiny_shape(dropout_p));
-  TransformerBlock block(c.shape, c.params, c.grads);
-  block.forward(c.x, c.y, dropout);
+  TransformerBlock block(c.shape, host(c.params), host(c.grads), c.ledger);
+  block.forward(host(c.x), host(c.y), dropout);
   const Masks masks = dropout_p > 0.0f ? block_masks(c.shape, c.tokens, dropout) : Masks{};
   std::vector<double> p(c.params.begin(), c.params.end());
   Rows x = to_doubles(c.x);
   EXPECT_TRUE(all_near(to_doubles(c.y), naive_block(c.shape, p, x, masks), 1e-5, 1e-5));
-  block.backward(c.w, c.dx);  // dy = w: the gradient of loss = sum(y * w)
+  block.backward(host(c.w), host(c.dx));  // dy = w: the gradient of loss = sum(y * w)
   // Central differences of the double reference: step 1e-4 gives truncation error
   // ~1e-8 * |third derivative| and rounding ~1e-16 * |loss| / 1e-4, both far below the float
   // backward's own rounding (~1e-6 relative over these short sums), which the tolerance covers.
@@ -234,9 +250,9 @@ TEST(TransformerBlock, MatchesReferenceAndCentralDifferencesWithDropout) {
 
 TEST(TransformerBlock, HalfBatchGradientsAddUpToWholeBatch) {
   Case c(tiny_shape());
-  TransformerBlock block(c.shape, c.params, c.grads);
-  block.forward(c.x, c.y, BlockDropout{});
-  block.backward(c.w, c.dx);
+  TransformerBlock block(c.shape, host(c.params), host(c.grads), c.ledger);
+  block.forward(host(c.x), host(c.y), BlockDropout{});
+  block.backward(host(c.w), host(c.dx));
   const std::vector<double> whole(c.grads.begin(), c.grads.end());
   const std::vector<double> whole_dx = to_doubles(c.dx);
 
@@ -245,7 +261,7 @@ TEST(TransformerBlock, HalfBatchGradientsAddUpToWholeBatch) {
   std::vector<double> halves_dx;
   for (std::size_t first : {std::size_t{0}, half}) {
     const auto slice = [&](const Tensor2& t) {
-      return Tensor2(t.data() + first * width, half, width);
+      return host(Tensor2(t.data() + first * width, half, width));
     };
     block.forward(slice(c.x), slice(c.y), BlockDropout{0, 0, static_cast<std::int64_t>(first)});
     block.backward(slice(c.w), slice(c.dx));
@@ -256,13 +272,13 @@ TEST(TransformerBlock, HalfBatchGradientsAddUpToWholeBatch) {
 
 TEST(TransformerBlock, DropoutIsReproducibleFromSeedAndStep) {
   Case c(tiny_shape(0.25f));
-  TransformerBlock block(c.shape, c.params, c.grads);
+  TransformerBlock block(c.shape, host(c.params), host(c.grads), c.ledger);
   const Tensor2 again("again", c.tokens, c.x.extent(1));
-  block.forward(c.x, c.y, BlockDropout{7, 3, 0});
-  block.forward(c.x, again, BlockDropout{7, 3, 0});
+  block.forward(host(c.x), host(c.y), BlockDropout{7, 3, 0});
+  block.forward(host(c.x), host(again), BlockDropout{7, 3, 0});
   EXPECT_EQ(to_doubles(again), to_doubles(c.y));
   // The masks are really drawn: another step, and the dropout-free reference, differ.
-  block.forward(c.x, again, BlockDropout{7, 4, 0});
+  block.forward(host(c.x), host(again), BlockDropout{7, 4, 0});
   EXPECT_NE(to_doubles(again), to_doubles(c.y));
   const Rows no_dropout =
       naive_block(c.shape, std::vector<double>(c.params.begin(), c.params.end()), to_doubles(c.x));
@@ -282,7 +298,7 @@ TEST(TransformerBlock, ActivationBytesEqualAllocation) {
   for (const TransformerBlockShape& shape :
        {tiny_shape(), TransformerBlockShape{12, 3, 5, 2, 3, 0.1f}}) {
     Case c(shape);
-    const TransformerBlock block(c.shape, c.params, c.grads);
+    const TransformerBlock block(c.shape, host(c.params), host(c.grads), c.ledger);
     const std::int64_t tokens = std::int64_t{shape.max_micro_batch} * shape.seq_len;
     const std::int64_t h = shape.hidden, f = h * shape.ffn_mult, s = shape.seq_len;
     // Kept: ln1 out, q, k, v, merged, h, ln2 out (7 H), fc1 and gelu out (2 F), 4 row
@@ -295,29 +311,42 @@ TEST(TransformerBlock, ActivationBytesEqualAllocation) {
   }
 }
 
+TEST(TransformerBlock, SixteenBitActivationBytesKeepStatisticsInFp32) {
+  for (const ops::DType dtype : {ops::DType::fp16, ops::DType::bf16}) {
+    TransformerBlockShape shape = tiny_shape();
+    shape.dtype = dtype;
+    // T = 8 rows, H = 8, F = 32, S = 4, 2 heads: 2 bytes per activation and per attention
+    // probability, 4 per row statistic and LayerNorm parameter gradient.
+    const std::int64_t activations = 8 * (16 * 8 + 3 * 32) + 4 * 4 * (2 * 2 + 1);
+    EXPECT_EQ(TransformerBlock::activation_bytes(shape), 2 * activations + 4 * (4 * 8 + 2 * 8));
+  }
+}
+
 TEST(TransformerBlock, RejectsBadShapesBuffersAndCallOrder) {
   Case c(tiny_shape());
   TransformerBlockShape odd = tiny_shape();
   odd.heads = 3;
+  const ops::Tensor params = host(c.params), grads = host(c.grads);
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
       [&] {
-        TransformerBlock{odd, c.params, c.grads};
+        TransformerBlock{odd, params, grads, c.ledger};
       },
       "TransformerBlock: hidden is 8, expected a multiple of heads 3"));
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
       [&] {
-        TransformerBlock{c.shape, std::span<float>(c.params).first(10), c.grads};
+        TransformerBlock{c.shape, params.window(0, {10}), grads, c.ledger};
       },
       "params has 10 floats, expected 872"));
-  TransformerBlock block(c.shape, c.params, c.grads);
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { block.backward(c.w, c.dx); },
+  TransformerBlock block(c.shape, params, grads, c.ledger);
+  const ops::Tensor x = host(c.x), y = host(c.y), w = host(c.w), dx = host(c.dx);
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { block.backward(w, dx); },
                                                          "called before forward"));
-  const Tensor2 three_rows(c.x.data(), 3, 8);
+  const ops::Tensor three_rows = x.window(0, {3, 8});
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { block.forward(three_rows, c.y, BlockDropout{}); },
+      [&] { block.forward(three_rows, y, BlockDropout{}); },
       "x is [3, 8], expected [B * 4, 8] with 1 <= B <= max_micro_batch 2"));
-  block.forward(c.x, c.y, BlockDropout{});
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { block.backward(c.w, c.w); },
+  block.forward(x, y, BlockDropout{});
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { block.backward(w, w); },
                                                          "dx must not alias dy"));
 }
 

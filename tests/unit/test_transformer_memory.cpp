@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "harness/core/memory_budget.hpp"
+#include "kernels/host/host_backend.hpp"
 #include "kernels/transformer/state_layout.hpp"
 #include "kernels/transformer/zero_trainer.hpp"
 #include "tests/support/fake_communicator.hpp"
@@ -90,6 +91,29 @@ TEST(TransformerMemory, EachStageByTheHeaderFormulas) {
     EXPECT_EQ(m.activations, act);
     EXPECT_EQ(m.comm_buffers, e.comm);
     EXPECT_EQ(m.total(), e.parameters + e.gradients + e.optimizer + act + e.comm);
+  }
+}
+
+TEST(TransformerMemory, SixteenBitActivationsAddTheWorkingCopyAndFp16sOverflowFlag) {
+  const GptShape wide = tiny_shape(3);
+  const std::int64_t N = GptModel::parameter_count(wide);
+  const std::vector<std::int64_t> units = GptModel::unit_parameter_counts(wide);
+  const std::int64_t gathered = units.front() + units[1] + units.back();
+  for (const ops::DType dtype : {ops::DType::fp16, ops::DType::bf16}) {
+    GptShape narrow = wide;
+    narrow.dtype = dtype;
+    for (const ZeroStage stage : kStages) {
+      SCOPED_TRACE(std::string(stage_name(stage)) + " " + std::string(core::dtype_key(dtype)));
+      const TransformerMemory m32 = transformer_memory(wide, stage, 37, 13);
+      const TransformerMemory m16 = transformer_memory(narrow, stage, 37, 13);
+      // The 16-bit working copy of the whole vector, or of zero3's gather buffers.
+      EXPECT_EQ(m16.parameters - m32.parameters, 2 * (stage == ZeroStage::zero3 ? gathered : N));
+      EXPECT_EQ(m16.gradients, m32.gradients);
+      EXPECT_EQ(m16.optimizer - m32.optimizer, dtype == ops::DType::fp16 ? 4 : 0);
+      EXPECT_EQ(m16.activations, GptModel::activation_bytes(narrow) + 8 * 3 * 4);
+      EXPECT_LT(m16.activations, m32.activations);
+      EXPECT_EQ(m16.comm_buffers, m32.comm_buffers);
+    }
   }
 }
 
@@ -202,8 +226,9 @@ TEST(TransformerMemory, EstimateMatchesWhatAZeroTrainerTakesFromTheHeap) {
           transformer_memory(with_micro_batch(shape, plan.ranks[ru].micro_batch), stage,
                              layout.counts[ru], largest_part(shape, layout, ru));
       testing_support::FakeCommunicator comm(r, 3);
+      HostBackend backend;
       const std::int64_t before = heap_in_use();
-      const ZeroTrainer trainer(shape, plan, r, comm, 17, AdamOptions{});
+      const ZeroTrainer trainer(backend, shape, plan, r, comm, 17, AdamOptions{});
       const std::int64_t grown = heap_in_use() - before;
       EXPECT_EQ(trainer.allocated_bytes(), estimate.total()) << what;
       const double ratio = static_cast<double>(estimate.total()) / static_cast<double>(grown);

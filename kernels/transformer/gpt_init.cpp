@@ -1,4 +1,4 @@
-#include "kernels/host/gpt_init.hpp"
+#include "kernels/transformer/gpt_init.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <random>
 #include <span>
 
-#include "kernels/host/gpt_model.hpp"
+#include "kernels/transformer/gpt_model.hpp"
 
 namespace scaletune::kernels {
 
