@@ -22,7 +22,8 @@
 namespace scaletune::kernels::cuda {
 namespace {
 
-using TensorDesc = device::detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor>;
+using TensorDesc =
+    device::detail::UniqueHandle<cudnnTensorDescriptor_t, &cudnnDestroyTensorDescriptor>;
 using PoolingDesc =
     device::detail::UniqueHandle<cudnnPoolingDescriptor_t, &cudnnDestroyPoolingDescriptor>;
 
@@ -31,8 +32,8 @@ TensorDesc tensor_desc(const char* op, ops::DType dtype, int n, int c, int h, in
   cudnnTensorDescriptor_t raw = nullptr;
   SCALETUNE_CUDNN_CHECK(cudnnCreateTensorDescriptor(&raw));
   TensorDesc desc(raw);
-  SCALETUNE_CUDNN_CHECK(
-      cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW, detail::cudnn_type(op, dtype), n, c, h, w));
+  SCALETUNE_CUDNN_CHECK(cudnnSetTensor4dDescriptor(raw, CUDNN_TENSOR_NCHW,
+                                                   detail::cudnn_type(op, dtype), n, c, h, w));
   return desc;
 }
 
@@ -58,17 +59,23 @@ class CudaConv2d final : public ops::Conv2dOp {
 };
 
 /// Batch normalisation of the local batch through cuDNN (spatial mode, batch statistics kept
-/// for backward; no running averages: the benchmark never evaluates).
+/// for backward; no running averages: the benchmark never evaluates). cuDNN does not document
+/// an in-place backward, so a backward with dx over dy (which the op layer allows) runs the
+/// batch-norm kernels instead, which allow it, on cuDNN's saved mean and inverse deviation.
 class CudnnBatchNorm final : public ops::BatchNormOp {
  public:
   CudnnBatchNorm(CudaBackend& backend, int batch, int channels, int h, int w, float eps,
                  ops::DType dtype)
       : m_backend(backend),
+        m_shape{ActivationLayout::nchw, batch, channels, h, w},
+        m_dtype(dtype),
         m_x(tensor_desc("batch_norm", dtype, batch, channels, h, w)),
         m_param(make_param_desc()),
         m_eps(eps),
         m_mean(std::size_t(channels)),
-        m_invvar(std::size_t(channels)) {}
+        m_invvar(std::size_t(channels)),
+        m_sums(2 * std::size_t(channels)),
+        m_workspace(batch_norm_workspace_bytes(m_shape)) {}
   void forward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& beta,
                const ops::Tensor& y) override {
     const float one = 1.0f, zero = 0.0f;
@@ -80,6 +87,7 @@ class CudnnBatchNorm final : public ops::BatchNormOp {
   void backward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& dy,
                 const ops::Tensor& dgamma, const ops::Tensor& dbeta,
                 const ops::Tensor& dx) override {
+    if (dx.data() == dy.data()) return backward_in_place(x, gamma, dy, dgamma, dbeta);
     const float one = 1.0f, zero = 0.0f;
     SCALETUNE_CUDNN_CHECK(cudnnBatchNormalizationBackward(
         cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, &one, &zero, m_x.get(), x.data(), m_x.get(),
@@ -87,7 +95,8 @@ class CudnnBatchNorm final : public ops::BatchNormOp {
         m_eps, m_mean.data(), m_invvar.data()));
   }
   std::int64_t state_bytes() const override {
-    return static_cast<std::int64_t>(m_mean.size_bytes() + m_invvar.size_bytes());
+    return static_cast<std::int64_t>(m_mean.size_bytes() + m_invvar.size_bytes() +
+                                     m_sums.size_bytes() + m_workspace.size_bytes());
   }
 
  private:
@@ -99,11 +108,28 @@ class CudnnBatchNorm final : public ops::BatchNormOp {
     SCALETUNE_CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(raw, m_x.get(), CUDNN_BATCHNORM_SPATIAL));
     return desc;
   }
+  /// backward with dx = dy: cuDNN's saved inverse variance is 1 / sqrt(var + eps), the kernels'
+  /// invstd.
+  void backward_in_place(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& dy,
+                         const ops::Tensor& dgamma, const ops::Tensor& dbeta) {
+    const cudaStream_t stream = m_backend.stream();
+    batch_norm_backward_sums(stream, m_shape, m_dtype, x.data(), dy.data(), m_mean.data(),
+                             m_invvar.data(), m_workspace.data(), m_workspace.size_bytes(),
+                             m_sums.data(), dgamma.as<float>(), dbeta.as<float>());
+    batch_norm_backward_dx(stream, m_shape, m_dtype, x.data(), dy.data(), gamma.as<float>(),
+                           m_mean.data(), m_invvar.data(), m_sums.data(),
+                           m_shape.n * m_shape.area(), m_workspace.data(), m_workspace.size_bytes(),
+                           dy.data());
+  }
   CudaBackend& m_backend;
+  ActivationShape m_shape;
+  ops::DType m_dtype;
   TensorDesc m_x;
   TensorDesc m_param;
   double m_eps;
   device::DeviceBuffer<float> m_mean, m_invvar;
+  device::DeviceBuffer<float> m_sums;           ///< the in-place backward's per-channel sums [2C]
+  device::DeviceBuffer<std::byte> m_workspace;  ///< the in-place backward's kernel workspace
 };
 
 /// Batch normalisation over the global batch (PyTorch's SyncBatchNorm): per-channel sums of the
@@ -131,8 +157,8 @@ class SyncBatchNorm final : public ops::BatchNormOp {
     batch_norm_forward_sums(stream(), m_shape, m_dtype, x.data(), m_workspace.data(),
                             m_workspace.size_bytes(), m_sums.data());
     all_reduce_sums();
-    batch_norm_statistics(stream(), m_shape.c, m_sums.data(), global_count(), m_eps,
-                          m_mean.data(), m_invstd.data());
+    batch_norm_statistics(stream(), m_shape.c, m_sums.data(), global_count(), m_eps, m_mean.data(),
+                          m_invstd.data());
     batch_norm_forward_normalize(stream(), m_shape, m_dtype, x.data(), gamma.as<float>(),
                                  beta.as<float>(), m_mean.data(), m_invstd.data(), y.data());
   }
@@ -289,13 +315,13 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
                const ops::Tensor& out) override {
     embedding_bag_forward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
                           table.dtype(), table.data(), indices.as<std::int64_t>(),
-                          offsets.as<std::int64_t>(), m_mode, out.as<float>(),
-                          ops::DType::bf16, nullptr, m_errors.data());
+                          offsets.as<std::int64_t>(), m_mode, out.as<float>(), ops::DType::bf16,
+                          nullptr, m_errors.data());
   }
   ops::SparseRows backward(const ops::Tensor& grad_out, const ops::Tensor& indices,
                            const ops::Tensor& offsets) override {
-    embedding_bag_backward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows,
-                           m_dim, grad_out.as<float>(), indices.as<std::int64_t>(),
+    embedding_bag_backward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
+                           grad_out.as<float>(), indices.as<std::int64_t>(),
                            offsets.as<std::int64_t>(), m_mode, m_workspace.data(),
                            m_workspace.size_bytes(), m_unique_rows.data(), m_values.data(),
                            m_count.data(), m_errors.data());
@@ -362,9 +388,8 @@ void CudaBackend::global_avg_pool_backward(const ops::Tensor& dy, const ops::Ten
   cuda::global_avg_pool_backward(stream(), nchw(dx), dx.dtype(), dy.data(), dx.data());
 }
 
-std::unique_ptr<ops::AttentionOp> CudaBackend::make_attention(int max_batch, int heads,
-                                                              int seq_len, int head_dim,
-                                                              ops::DType dtype) {
+std::unique_ptr<ops::AttentionOp> CudaBackend::make_attention(int max_batch, int heads, int seq_len,
+                                                              int head_dim, ops::DType dtype) {
   return std::make_unique<CudaAttention>(*this, max_batch, heads, seq_len, head_dim, dtype);
 }
 
