@@ -195,8 +195,9 @@ class SyncBatchNorm final : public ops::BatchNormOp {
   device::DeviceBuffer<std::byte> m_workspace;
 };
 
-/// Max pooling through cuDNN (CUDNN_POOLING_MAX_DETERMINISTIC); backward takes the forward's
-/// input and output again.
+/// Max pooling through cuDNN (CUDNN_POOLING_MAX_DETERMINISTIC); backward reads the latest
+/// forward's input and output again (views of them are kept, not copies: MaxPoolOp::backward
+/// needs them unchanged).
 class CudnnMaxPool final : public ops::MaxPoolOp {
  public:
   CudnnMaxPool(CudaBackend& backend, int kernel, int stride, int pad, int batch, int channels,
