@@ -3,9 +3,12 @@
 #include <cudnn.h>
 
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "harness/device/cuda_error.hpp"
 #include "harness/device/detail/unique_handle.hpp"
@@ -15,6 +18,7 @@
 #include "kernels/cuda/cuda_backend.hpp"
 #include "kernels/cuda/cudnn_conv2d.hpp"
 #include "kernels/cuda/detail/library_types.hpp"
+#include "kernels/cuda/detail/tensor_args.hpp"
 #include "kernels/cuda/embedding_bag.hpp"
 #include "kernels/cuda/pooling.hpp"
 #include "kernels/cuda/sparse_optimizer.hpp"
@@ -37,9 +41,39 @@ TensorDesc tensor_desc(const char* op, ops::DType dtype, int n, int c, int h, in
   return desc;
 }
 
+using detail::require_elements;
+
+/// Throws std::invalid_argument naming `op` unless each of `tensors` (name, tensor) holds
+/// `numel` elements of `dtype`.
+void require_all(const char* op, ops::DType dtype, std::int64_t numel,
+                 std::initializer_list<std::pair<const char*, const ops::Tensor*>> tensors) {
+  for (const auto& [name, t] : tensors) require_elements(op, name, *t, dtype, numel);
+}
+
 /// The kernels' NCHW shape of an [N, C, H, W] tensor.
 ActivationShape nchw(const ops::Tensor& t) {
   return {ActivationLayout::nchw, t.dim(0), t.dim(1), t.dim(2), t.dim(3)};
+}
+
+/// Throws std::invalid_argument unless x and y are `shape` in `dtype` and gamma, beta [C] fp32.
+void require_batch_norm_forward(const ActivationShape& shape, ops::DType dtype,
+                                const ops::Tensor& x, const ops::Tensor& gamma,
+                                const ops::Tensor& beta, const ops::Tensor& y) {
+  constexpr const char* kOp = "CudaBackend batch_norm forward";
+  require_all(kOp, dtype, shape.elements(), {{"x", &x}, {"y", &y}});
+  require_all(kOp, ops::DType::fp32, shape.c, {{"gamma", &gamma}, {"beta", &beta}});
+}
+
+/// Throws std::invalid_argument unless x, dy and dx are `shape` in `dtype` and gamma, dgamma,
+/// dbeta [C] fp32.
+void require_batch_norm_backward(const ActivationShape& shape, ops::DType dtype,
+                                 const ops::Tensor& x, const ops::Tensor& gamma,
+                                 const ops::Tensor& dy, const ops::Tensor& dgamma,
+                                 const ops::Tensor& dbeta, const ops::Tensor& dx) {
+  constexpr const char* kOp = "CudaBackend batch_norm backward";
+  require_all(kOp, dtype, shape.elements(), {{"x", &x}, {"dy", &dy}, {"dx", &dx}});
+  require_all(kOp, ops::DType::fp32, shape.c,
+              {{"gamma", &gamma}, {"dgamma", &dgamma}, {"dbeta", &dbeta}});
 }
 
 class CudaConv2d final : public ops::Conv2dOp {
@@ -47,14 +81,26 @@ class CudaConv2d final : public ops::Conv2dOp {
   CudaConv2d(device::CudaContext& context, const ops::ConvGeometry& g, int batch, ops::DType dtype)
       : m_conv(context, g, batch, dtype) {}
   void forward(const ops::Tensor& x, const ops::Tensor& w, const ops::Tensor& y) override {
+    constexpr const char* kOp = "CudaBackend conv2d forward";
+    require_all(kOp, m_conv.dtype(), inputs(), {{"x", &x}});
+    require_all(kOp, m_conv.dtype(), weights(), {{"w", &w}});
+    require_all(kOp, m_conv.dtype(), outputs(), {{"y", &y}});
     m_conv.forward(x.data(), w.data(), y.data());
   }
   void backward(const ops::Tensor& x, const ops::Tensor& w, const ops::Tensor& dy,
                 const ops::Tensor& dw, const ops::Tensor& dx) override {
+    constexpr const char* kOp = "CudaBackend conv2d backward";
+    require_all(kOp, m_conv.dtype(), inputs(), {{"x", &x}});
+    require_all(kOp, m_conv.dtype(), weights(), {{"w", &w}, {"dw", &dw}});
+    require_all(kOp, m_conv.dtype(), outputs(), {{"dy", &dy}});
+    if (dx.defined()) require_all(kOp, m_conv.dtype(), inputs(), {{"dx", &dx}});
     m_conv.backward(x.data(), w.data(), dy.data(), dw.data(), dx.defined() ? dx.data() : nullptr);
   }
 
  private:
+  std::int64_t inputs() const { return static_cast<std::int64_t>(m_conv.input_floats()); }
+  std::int64_t weights() const { return static_cast<std::int64_t>(m_conv.weight_floats()); }
+  std::int64_t outputs() const { return static_cast<std::int64_t>(m_conv.output_floats()); }
   CudnnConv2d m_conv;
 };
 
@@ -78,6 +124,7 @@ class CudnnBatchNorm final : public ops::BatchNormOp {
         m_workspace(batch_norm_workspace_bytes(m_shape)) {}
   void forward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& beta,
                const ops::Tensor& y) override {
+    require_batch_norm_forward(m_shape, m_dtype, x, gamma, beta, y);
     const float one = 1.0f, zero = 0.0f;
     SCALETUNE_CUDNN_CHECK(cudnnBatchNormalizationForwardTraining(
         cudnn(), CUDNN_BATCHNORM_SPATIAL, &one, &zero, m_x.get(), x.data(), m_x.get(), y.data(),
@@ -87,6 +134,7 @@ class CudnnBatchNorm final : public ops::BatchNormOp {
   void backward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& dy,
                 const ops::Tensor& dgamma, const ops::Tensor& dbeta,
                 const ops::Tensor& dx) override {
+    require_batch_norm_backward(m_shape, m_dtype, x, gamma, dy, dgamma, dbeta, dx);
     if (dx.data() == dy.data()) return backward_in_place(x, gamma, dy, dgamma, dbeta);
     const float one = 1.0f, zero = 0.0f;
     SCALETUNE_CUDNN_CHECK(cudnnBatchNormalizationBackward(
@@ -154,6 +202,7 @@ class SyncBatchNorm final : public ops::BatchNormOp {
   }
   void forward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& beta,
                const ops::Tensor& y) override {
+    require_batch_norm_forward(m_shape, m_dtype, x, gamma, beta, y);
     batch_norm_forward_sums(stream(), m_shape, m_dtype, x.data(), m_workspace.data(),
                             m_workspace.size_bytes(), m_sums.data());
     all_reduce_sums();
@@ -165,6 +214,7 @@ class SyncBatchNorm final : public ops::BatchNormOp {
   void backward(const ops::Tensor& x, const ops::Tensor& gamma, const ops::Tensor& dy,
                 const ops::Tensor& dgamma, const ops::Tensor& dbeta,
                 const ops::Tensor& dx) override {
+    require_batch_norm_backward(m_shape, m_dtype, x, gamma, dy, dgamma, dbeta, dx);
     batch_norm_backward_sums(stream(), m_shape, m_dtype, x.data(), dy.data(), m_mean.data(),
                              m_invstd.data(), m_workspace.data(), m_workspace.size_bytes(),
                              m_sums.data(), dgamma.as<float>(), dbeta.as<float>());
@@ -203,11 +253,17 @@ class CudnnMaxPool final : public ops::MaxPoolOp {
   CudnnMaxPool(CudaBackend& backend, int kernel, int stride, int pad, int batch, int channels,
                int h, int w, ops::DType dtype)
       : m_backend(backend),
+        m_dtype(dtype),
+        m_inputs(std::int64_t{batch} * channels * h * w),
+        m_outputs(std::int64_t{batch} * channels * ((h + 2 * pad - kernel) / stride + 1) *
+                  ((w + 2 * pad - kernel) / stride + 1)),
         m_pool(make_pool(kernel, stride, pad)),
         m_x(tensor_desc("max_pool", dtype, batch, channels, h, w)),
         m_y(tensor_desc("max_pool", dtype, batch, channels, (h + 2 * pad - kernel) / stride + 1,
                         (w + 2 * pad - kernel) / stride + 1)) {}
   void forward(const ops::Tensor& x, const ops::Tensor& y) override {
+    require_all("CudaBackend max_pool forward", m_dtype, m_inputs, {{"x", &x}});
+    require_all("CudaBackend max_pool forward", m_dtype, m_outputs, {{"y", &y}});
     const float one = 1.0f, zero = 0.0f;
     SCALETUNE_CUDNN_CHECK(cudnnPoolingForward(cudnn(), m_pool.get(), &one, m_x.get(), x.data(),
                                               &zero, m_y.get(), y.data()));
@@ -216,6 +272,8 @@ class CudnnMaxPool final : public ops::MaxPoolOp {
   }
   void backward(const ops::Tensor& dy, const ops::Tensor& dx) override {
     if (!m_last_x.defined()) throw std::logic_error("CudnnMaxPool::backward before any forward");
+    require_all("CudaBackend max_pool backward", m_dtype, m_outputs, {{"dy", &dy}});
+    require_all("CudaBackend max_pool backward", m_dtype, m_inputs, {{"dx", &dx}});
     const float one = 1.0f, zero = 0.0f;
     SCALETUNE_CUDNN_CHECK(cudnnPoolingBackward(cudnn(), m_pool.get(), &one, m_y.get(),
                                                m_last_y.data(), m_y.get(), dy.data(), m_x.get(),
@@ -235,6 +293,8 @@ class CudnnMaxPool final : public ops::MaxPoolOp {
     return desc;
   }
   CudaBackend& m_backend;
+  ops::DType m_dtype;
+  std::int64_t m_inputs, m_outputs;  ///< elements of x and y
   PoolingDesc m_pool;
   TensorDesc m_x, m_y;
   ops::Tensor m_last_x, m_last_y;
@@ -249,12 +309,15 @@ class CudaAttention final : public ops::AttentionOp {
       : m_backend(backend),
         m_heads(heads),
         m_seq(seq_len),
+        m_head_dim(head_dim),
         m_scale(static_cast<float>(1.0 / std::sqrt(double(head_dim)))),
         m_dtype(dtype),
         m_probs(backend.allocate(bytes_of(max_batch), "attention probabilities")),
         m_dprobs(backend.allocate(bytes_of(max_batch), "attention probability gradients")) {}
   void forward(const ops::Tensor& q, const ops::Tensor& k, const ops::Tensor& v,
                const ops::Tensor& out) override {
+    require_all("CudaBackend attention forward", m_dtype, elements(q),
+                {{"q", &q}, {"k", &k}, {"v", &v}, {"out", &out}});
     const std::int64_t r = q.dim(0) * m_heads;
     const ops::Tensor p = probs(m_probs, r);
     m_backend.gemm(false, true, m_scale, as3(q), as3(k), 0.0f, p);
@@ -264,6 +327,9 @@ class CudaAttention final : public ops::AttentionOp {
   void backward(const ops::Tensor& q, const ops::Tensor& k, const ops::Tensor& v,
                 const ops::Tensor& dout, const ops::Tensor& dq, const ops::Tensor& dk,
                 const ops::Tensor& dv) override {
+    require_all(
+        "CudaBackend attention backward", m_dtype, elements(q),
+        {{"q", &q}, {"k", &k}, {"v", &v}, {"dout", &dout}, {"dq", &dq}, {"dk", &dk}, {"dv", &dv}});
     const std::int64_t r = q.dim(0) * m_heads;
     const ops::Tensor p = probs(m_probs, r), dp = probs(m_dprobs, r);
     m_backend.gemm(true, false, 1.0f, p, as3(dout), 0.0f, as3(dv));
@@ -277,6 +343,15 @@ class CudaAttention final : public ops::AttentionOp {
   }
 
  private:
+  /// Elements of [B, heads, S, Dh] for q's batch B; throws std::invalid_argument unless q is
+  /// [B, heads, S, Dh] of the op's heads and sequence.
+  std::int64_t elements(const ops::Tensor& q) const {
+    if (q.rank() != 4 || q.dim(1) != m_heads || q.dim(2) != m_seq || q.dim(3) != m_head_dim)
+      throw std::invalid_argument("CudaBackend attention: q is " + q.describe() +
+                                  ", expected [B, " + std::to_string(m_heads) + ", " +
+                                  std::to_string(m_seq) + ", " + std::to_string(m_head_dim) + "]");
+    return q.numel();
+  }
   std::size_t bytes_of(int batch) const {
     return std::size_t(batch) * m_heads * std::size_t(m_seq) * m_seq * core::dtype_bytes(m_dtype);
   }
@@ -290,6 +365,7 @@ class CudaAttention final : public ops::AttentionOp {
   CudaBackend& m_backend;
   int m_heads;
   int m_seq;
+  int m_head_dim;
   float m_scale;
   ops::DType m_dtype;
   ops::Buffer m_probs, m_dprobs;
@@ -314,6 +390,9 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
         m_errors(1) {}
   void forward(const ops::Tensor& table, const ops::Tensor& indices, const ops::Tensor& offsets,
                const ops::Tensor& out) override {
+    constexpr const char* kOp = "CudaBackend embedding_bag forward";
+    require_elements(kOp, "table", table, table.dtype(), m_rows * m_dim);
+    require_elements(kOp, "out", out, ops::DType::fp32, (offsets.numel() - 1) * m_dim);
     embedding_bag_forward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
                           table.dtype(), table.data(), indices.as<std::int64_t>(),
                           offsets.as<std::int64_t>(), m_mode, out.as<float>(), ops::DType::bf16,
@@ -321,6 +400,8 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
   }
   ops::SparseRows backward(const ops::Tensor& grad_out, const ops::Tensor& indices,
                            const ops::Tensor& offsets) override {
+    require_elements("CudaBackend embedding_bag backward", "grad_out", grad_out, ops::DType::fp32,
+                     (offsets.numel() - 1) * m_dim);
     embedding_bag_backward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
                            grad_out.as<float>(), indices.as<std::int64_t>(),
                            offsets.as<std::int64_t>(), m_mode, m_workspace.data(),
@@ -348,6 +429,13 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
   device::DeviceBuffer<float> m_values;
   device::DeviceBuffer<int> m_count, m_errors;
 };
+
+/// Throws std::invalid_argument unless grad holds `count` row ids (int64) and [count, D] fp32
+/// values for a table [R, D].
+void require_sparse_rows(const char* op, const ops::Tensor& table, const ops::SparseRows& grad) {
+  require_elements(op, "rows", grad.rows, ops::DType::int64, grad.count);
+  require_elements(op, "values", grad.values, ops::DType::fp32, grad.count * table.dim(1));
+}
 
 /// The device count of a sparse gradient: its own, or `scratch` (one device int) set to it.
 const int* device_count(const ops::SparseRows& grad, int* scratch, cudaStream_t stream) {
@@ -382,10 +470,13 @@ std::unique_ptr<ops::MaxPoolOp> CudaBackend::make_max_pool(int kernel, int strid
 }
 
 void CudaBackend::global_avg_pool_forward(const ops::Tensor& x, const ops::Tensor& y) {
+  require_elements("CudaBackend::global_avg_pool_forward", "y", y, x.dtype(), x.dim(0) * x.dim(1));
   cuda::global_avg_pool_forward(stream(), nchw(x), x.dtype(), x.data(), y.data());
 }
 
 void CudaBackend::global_avg_pool_backward(const ops::Tensor& dy, const ops::Tensor& dx) {
+  require_elements("CudaBackend::global_avg_pool_backward", "dy", dy, dx.dtype(),
+                   dx.dim(0) * dx.dim(1));
   cuda::global_avg_pool_backward(stream(), nchw(dx), dx.dtype(), dy.data(), dx.data());
 }
 
@@ -401,6 +492,7 @@ std::unique_ptr<ops::EmbeddingBagOp> CudaBackend::make_embedding_bag(std::int64_
 }
 
 void CudaBackend::sparse_sgd(const ops::Tensor& table, const ops::SparseRows& grad, float lr) {
+  require_sparse_rows("CudaBackend::sparse_sgd", table, grad);
   sparse_sgd_step(stream(), table.dim(0), table.dim(1), grad.count, table.dtype(), table.data(),
                   grad.rows.as<std::int64_t>(), grad.values.as<float>(),
                   device_count(grad, m_sparse_count.data(), stream()), lr, 1.0f, nullptr,
@@ -410,6 +502,9 @@ void CudaBackend::sparse_sgd(const ops::Tensor& table, const ops::SparseRows& gr
 void CudaBackend::sparse_rowwise_adagrad(const ops::Tensor& table, const ops::Tensor& state,
                                          const ops::SparseRows& grad,
                                          const ops::RowwiseAdagradOptions& opt) {
+  require_sparse_rows("CudaBackend::sparse_rowwise_adagrad", table, grad);
+  require_elements("CudaBackend::sparse_rowwise_adagrad", "state", state, ops::DType::fp32,
+                   table.dim(0));
   sparse_rowwise_adagrad_step(stream(), table.dim(0), table.dim(1), grad.count, table.dtype(),
                               table.data(), state.as<float>(), grad.rows.as<std::int64_t>(),
                               grad.values.as<float>(),
