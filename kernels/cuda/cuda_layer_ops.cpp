@@ -373,7 +373,8 @@ class CudaAttention final : public ops::AttentionOp {
 
 /// Embedding bag forward and backward by sort (CUB) with the sparse gradient and the sort's
 /// workspace owned by the op; the unique-row count stays on the device for the optimizers and
-/// is read once per backward.
+/// is read once per backward. Bad row ids and offsets are reported in the backend's
+/// bad_label_flag() (zeroed when the backend is made), as the sparse optimizers' are.
 class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
  public:
   CudaEmbeddingBag(CudaBackend& backend, std::int64_t rows, int dim, std::int64_t max_nnz,
@@ -386,8 +387,7 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
         m_workspace(embedding_bag_backward_workspace_bytes(max_nnz, rows, dim)),
         m_unique_rows(std::size_t(m_max_unique)),
         m_values(std::size_t(m_max_unique) * std::size_t(dim)),
-        m_count(1),
-        m_errors(1) {}
+        m_count(1) {}
   void forward(const ops::Tensor& table, const ops::Tensor& indices, const ops::Tensor& offsets,
                const ops::Tensor& out) override {
     constexpr const char* kOp = "CudaBackend embedding_bag forward";
@@ -396,7 +396,7 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
     embedding_bag_forward(m_backend.stream(), offsets.numel() - 1, indices.numel(), m_rows, m_dim,
                           table.dtype(), table.data(), indices.as<std::int64_t>(),
                           offsets.as<std::int64_t>(), m_mode, out.as<float>(), ops::DType::bf16,
-                          nullptr, m_errors.data());
+                          nullptr, m_backend.bad_label_flag());
   }
   ops::SparseRows backward(const ops::Tensor& grad_out, const ops::Tensor& indices,
                            const ops::Tensor& offsets) override {
@@ -406,7 +406,7 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
                            grad_out.as<float>(), indices.as<std::int64_t>(),
                            offsets.as<std::int64_t>(), m_mode, m_workspace.data(),
                            m_workspace.size_bytes(), m_unique_rows.data(), m_values.data(),
-                           m_count.data(), m_errors.data());
+                           m_count.data(), m_backend.bad_label_flag());
     const std::int64_t count = read_num_unique(m_backend.stream(), m_count.data());
     return {.rows = ops::Tensor(m_unique_rows.data(), ops::DType::int64, {count}),
             .values = ops::Tensor(m_values.data(), ops::DType::fp32, {count, m_dim}),
@@ -427,7 +427,7 @@ class CudaEmbeddingBag final : public ops::EmbeddingBagOp {
   device::DeviceBuffer<std::byte> m_workspace;
   device::DeviceBuffer<std::int64_t> m_unique_rows;
   device::DeviceBuffer<float> m_values;
-  device::DeviceBuffer<int> m_count, m_errors;
+  device::DeviceBuffer<int> m_count;
 };
 
 /// Throws std::invalid_argument unless grad holds `count` row ids (int64) and [count, D] fp32

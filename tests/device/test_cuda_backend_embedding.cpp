@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/embedding_bag.hpp"
 #include "tests/device/backend_test_support.hpp"
 #include "tests/support/embedding_bags.hpp"
 
@@ -121,6 +122,20 @@ TEST_P(CudaBackendEmbedding, SparseOptimizersTakeAGradientMadeOnTheHost) {
   cuda().sparse_rowwise_adagrad(table.cuda, state.cuda, c, opt);
   expect_twin_close(state, 1e-5, "rowwise adagrad state of a host-made gradient");
   expect_twin_close(table, table_tol(), "rowwise adagrad table of a host-made gradient");
+}
+
+TEST_P(CudaBackendEmbedding, ABadRowIdSetsTheBackendsFlag) {
+  auto& backend = dynamic_cast<CudaBackend&>(cuda());
+  const ops::Tensor flag(backend.bad_label_flag(), DType::int32, {1});
+  EXPECT_EQ(ops::download_ints(backend, flag)[0], 0) << "zeroed when the backend is made";
+  const auto op = cuda().make_embedding_bag(10, 4, 2, 3, ops::Pooling::kSum);
+  const std::vector<std::int64_t> ids = {0, 10, 3}, offsets = {0, 2, 3};  // row 10 of 10
+  TwinTensor indices = int_twin<std::int64_t>({3}, ids);
+  TwinTensor bounds = int_twin<std::int64_t>({3}, offsets);
+  TwinTensor table = random_twin({10, 4}, 194, table_type(), -1.0f, 1.0f, table_type());
+  TwinTensor out = filled_twin({2, 4}, 7.0f);
+  op->forward(table.cuda, indices.cuda, bounds.cuda, out.cuda);
+  EXPECT_NE(ops::download_ints(backend, flag)[0] & kEmbeddingBadIndex, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Tables, CudaBackendEmbedding,
