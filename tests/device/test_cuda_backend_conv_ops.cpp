@@ -32,8 +32,9 @@ using testing_support::geometry;
 
 class CudaBackendConvOps : public TypedBackendPairTest {
  protected:
-  /// Tolerance of a sum of a few hundred products (conv outputs and gradients).
-  double sum_tol() const { return dtype() == DType::fp32 ? 3e-5 : tol(); }
+  /// Tolerance of a sum of a few hundred products (conv outputs and gradients); fp32: cuDNN may
+  /// pick a Winograd or FFT algorithm, whose rounding exceeds a direct sum's.
+  double sum_tol() const { return dtype() == DType::fp32 ? 1e-4 : tol(); }
 };
 
 /// Shape of an [N, C, H, W] activation.
