@@ -38,8 +38,13 @@ MixedPrecisionStep mixed_step(const ops::MasterUpdate& update) {
   return step;
 }
 
-void require_copy_size(const ops::Tensor& params, const ops::MasterUpdate& update) {
+/// Throws std::invalid_argument unless the update's copy (if any) holds params' count and its
+/// flag (if any) is one int32.
+void require_update_tensors(const ops::Tensor& params, const ops::MasterUpdate& update) {
   if (update.copy.defined()) require_same_numel("master update copy", params, update.copy);
+  if (update.found_nonfinite.defined())
+    require_elements("master update", "found_nonfinite", update.found_nonfinite, ops::DType::int32,
+                     1);
 }
 
 }  // namespace
@@ -228,7 +233,7 @@ void CudaBackend::sgd_momentum(const ops::Tensor& params, const ops::Tensor& gra
                                const ops::MasterUpdate& update) {
   require_same_numel("CudaBackend::sgd_momentum", params, grads);
   require_same_numel("CudaBackend::sgd_momentum", params, velocity);
-  require_copy_size(params, update);
+  require_update_tensors(params, update);
   sgd_momentum_step(stream(), params.numel(), opt, mixed_step(update), params.as<float>(),
                     grads.as<float>(), velocity.as<float>());
 }
@@ -239,7 +244,7 @@ void CudaBackend::adam(const ops::Tensor& params, const ops::Tensor& grads, cons
   require_same_numel("CudaBackend::adam", params, grads);
   require_same_numel("CudaBackend::adam", params, m);
   require_same_numel("CudaBackend::adam", params, v);
-  require_copy_size(params, update);
+  require_update_tensors(params, update);
   adam_step(stream(), params.numel(), step, opt, mixed_step(update), params.as<float>(),
             grads.as<float>(), m.as<float>(), v.as<float>());
 }

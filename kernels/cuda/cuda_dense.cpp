@@ -51,6 +51,19 @@ void require_head_rows(const char* op, const detail::Matrix& r, const ops::Tenso
                                 heads.describe() + ", expected B S rows");
 }
 
+/// Throws std::invalid_argument unless the token rows [T, H] (out of the forward, dout of the
+/// backward) fit tokens int32 [T] and the fp32 tables te [V, H] and pe [S, H].
+void require_token_rows(const char* op, const ops::Tensor& rows, const ops::Tensor& tokens,
+                        const ops::Tensor& te, const ops::Tensor& pe) {
+  const std::int64_t t = tokens.numel(), h = pe.rank() == 2 ? pe.dim(1) : -1;
+  if (tokens.rank() != 1 || te.rank() != 2 || te.dim(1) != h || pe.dim(0) < 1 ||
+      rows.numel() != t * h)
+    throw std::invalid_argument(std::string(op) + ": tokens " + tokens.describe() + ", wte " +
+                                te.describe() + ", wpe " + pe.describe() + " and token rows " +
+                                rows.describe() + ", expected [T], [V, H], [S, H] and [T, H]");
+  ops::require_dtype(op, "tokens", tokens, ops::DType::int32);
+}
+
 }  // namespace
 
 void CudaBackend::gemm(bool trans_a, bool trans_b, float alpha, const ops::Tensor& a,
@@ -145,6 +158,7 @@ void CudaBackend::rows_from_heads(const ops::Tensor& heads, const ops::Tensor& r
 
 void CudaBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Tensor& wpe,
                                           const ops::Tensor& tokens, const ops::Tensor& out) {
+  require_token_rows("CudaBackend::token_embedding_forward", out, tokens, wte, wpe);
   cuda::token_embedding_forward(stream(), tokens.numel(), wpe.dim(0), wpe.dim(1), wte.as<float>(),
                                 wpe.as<float>(), tokens.as<std::int32_t>(), out.dtype(),
                                 out.data());
@@ -152,6 +166,7 @@ void CudaBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Ten
 
 void CudaBackend::token_embedding_backward(const ops::Tensor& dout, const ops::Tensor& tokens,
                                            const ops::Tensor& dwte, const ops::Tensor& dwpe) {
+  require_token_rows("CudaBackend::token_embedding_backward", dout, tokens, dwte, dwpe);
   cuda::token_embedding_backward(stream(), tokens.numel(), dwpe.dim(0), dwpe.dim(1), dout.dtype(),
                                  dout.data(), tokens.as<std::int32_t>(), dwte.as<float>(),
                                  dwpe.as<float>());

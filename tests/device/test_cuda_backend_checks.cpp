@@ -77,6 +77,22 @@ TEST_F(CudaBackendChecks, DenseOpsRefuseMisshapenParametersAndOutputs) {
                std::invalid_argument);
 }
 
+TEST_F(CudaBackendChecks, TokenEmbeddingAndUpdatesRefuseMisshapenTensors) {
+  const std::int32_t ids[] = {0, 1, 2, 3};
+  TwinTensor tokens = int_twin<std::int32_t>({4}, ids);
+  const ops::Tensor wte = make({5, 6}), wpe = make({2, 6});
+  EXPECT_THROW(cuda().token_embedding_forward(wte, wpe, tokens.cuda, make({3, 6})),
+               std::invalid_argument);
+  EXPECT_THROW(cuda().token_embedding_forward(make({5, 7}), wpe, tokens.cuda, make({4, 6})),
+               std::invalid_argument);
+  EXPECT_THROW(cuda().token_embedding_backward(make({4, 5}), tokens.cuda, wte, wpe),
+               std::invalid_argument);
+  const ops::Tensor p = make({8});
+  ops::MasterUpdate update;
+  update.found_nonfinite = make({1});  // fp32, not int32
+  EXPECT_THROW(cuda().sgd_momentum(p, p, p, ops::SgdOptions{}, update), std::invalid_argument);
+}
+
 TEST_F(CudaBackendChecks, ConvolutionalOpsRefuseTensorsOfAnotherShapeOrType) {
   const auto conv =
       cuda().make_conv2d(testing_support::geometry(3, 4, 3, 1, 1, 5, 5), 2, DType::fp32);
