@@ -209,6 +209,14 @@ std::span<const float> ResNet50::gradients() const {
   return host_span(m_params->grads());
 }
 
+std::vector<float> ResNet50::download_parameters() const {
+  return ops::download_floats(*m_backend, m_params->values());
+}
+
+std::vector<float> ResNet50::download_gradients() const {
+  return ops::download_floats(*m_backend, m_params->grads());
+}
+
 std::vector<float> ResNet50::images() const {
   return ops::download_floats(*m_backend, m_images);
 }

@@ -140,6 +140,12 @@ class ResNet50 final : public core::Workload {
   /// Flat gradients of the latest backward, [params()] floats, layout as parameters(); host
   /// memory only.
   std::span<const float> gradients() const;
+  /// A host copy of the flat parameters, [params()] floats, layout as parameters(), on any
+  /// backend (synchronous: waits for queued work; for checks, never inside a step).
+  std::vector<float> download_parameters() const;
+  /// A host copy of the flat gradients of the latest backward, layout as parameters(), on any
+  /// backend (synchronous, as download_parameters).
+  std::vector<float> download_gradients() const;
   /// A host copy of this rank's synthetic images, [per_rank_batch, 3, S, S] flattened.
   std::vector<float> images() const;
   /// A host copy of this rank's synthetic labels, [per_rank_batch], in [0, num_classes).

@@ -22,6 +22,7 @@
 namespace scaletune::kernels::cuda {
 namespace {
 
+using detail::require_elements;
 using detail::require_same_numel;
 
 /// The kernels' form of a master update: device pointers of its optional tensors.
@@ -37,8 +38,13 @@ MixedPrecisionStep mixed_step(const ops::MasterUpdate& update) {
   return step;
 }
 
-void require_copy_size(const ops::Tensor& params, const ops::MasterUpdate& update) {
+/// Throws std::invalid_argument unless the update's copy (if any) holds params' count and its
+/// flag (if any) is one int32.
+void require_update_tensors(const ops::Tensor& params, const ops::MasterUpdate& update) {
   if (update.copy.defined()) require_same_numel("master update copy", params, update.copy);
+  if (update.found_nonfinite.defined())
+    require_elements("master update", "found_nonfinite", update.found_nonfinite, ops::DType::int32,
+                     1);
 }
 
 }  // namespace
@@ -73,8 +79,8 @@ void CudaBackend::upload(const ops::Tensor& dst, std::span<const std::byte> host
     throw std::invalid_argument("CudaBackend::upload: " + std::to_string(host.size()) +
                                 " bytes for " + dst.describe());
   if (host.empty()) return;
-  SCALETUNE_CUDA_CHECK(cudaMemcpyAsync(dst.data(), host.data(), host.size(),
-                                       cudaMemcpyHostToDevice, stream()));
+  SCALETUNE_CUDA_CHECK(
+      cudaMemcpyAsync(dst.data(), host.data(), host.size(), cudaMemcpyHostToDevice, stream()));
   SCALETUNE_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
@@ -83,8 +89,8 @@ void CudaBackend::download(const ops::Tensor& src, std::span<std::byte> host) {
     throw std::invalid_argument("CudaBackend::download: " + std::to_string(host.size()) +
                                 " bytes for " + src.describe());
   if (!host.empty())
-    SCALETUNE_CUDA_CHECK(cudaMemcpyAsync(host.data(), src.data(), host.size(),
-                                         cudaMemcpyDeviceToHost, stream()));
+    SCALETUNE_CUDA_CHECK(
+        cudaMemcpyAsync(host.data(), src.data(), host.size(), cudaMemcpyDeviceToHost, stream()));
   SCALETUNE_CUDA_CHECK(cudaStreamSynchronize(stream()));
 }
 
@@ -112,8 +118,8 @@ void CudaBackend::copy(const ops::Tensor& src, const ops::Tensor& dst) {
   require_same_numel("CudaBackend::copy", src, dst);
   if (src.dtype() == dst.dtype()) {
     if (src.data() != dst.data())
-      SCALETUNE_CUDA_CHECK(cudaMemcpyAsync(dst.data(), src.data(), src.bytes(),
-                                           cudaMemcpyDeviceToDevice, stream()));
+      SCALETUNE_CUDA_CHECK(
+          cudaMemcpyAsync(dst.data(), src.data(), src.bytes(), cudaMemcpyDeviceToDevice, stream()));
     return;
   }
   cast(stream(), src.numel(), src.dtype(), src.data(), dst.dtype(), dst.data());
@@ -129,9 +135,8 @@ void CudaBackend::scale(const ops::Tensor& x, float alpha) {
   cuda::scale(stream(), x.dtype(), x.numel(), alpha, x.data(), x.data());
 }
 
-void CudaBackend::copy_columns(const ops::Tensor& src, std::int64_t src_col,
-                               const ops::Tensor& dst, std::int64_t dst_col, std::int64_t cols,
-                               bool accumulate) {
+void CudaBackend::copy_columns(const ops::Tensor& src, std::int64_t src_col, const ops::Tensor& dst,
+                               std::int64_t dst_col, std::int64_t cols, bool accumulate) {
   const detail::Matrix s = detail::as_matrix("CudaBackend::copy_columns", src);
   const detail::Matrix d = detail::as_matrix("CudaBackend::copy_columns", dst);
   detail::require_column_block("CudaBackend::copy_columns", s, src_col, d, dst_col, cols);
@@ -141,10 +146,9 @@ void CudaBackend::copy_columns(const ops::Tensor& src, std::int64_t src_col,
   auto* to = static_cast<std::byte*>(dst.data()) + dst_col * element;
   if (s.rows == 0 || cols == 0) return;
   if (!accumulate) {
-    SCALETUNE_CUDA_CHECK(cudaMemcpy2DAsync(to, std::size_t(d.cols) * element, from,
-                                           std::size_t(s.cols) * element, std::size_t(cols) * element,
-                                           std::size_t(s.rows), cudaMemcpyDeviceToDevice,
-                                           stream()));
+    SCALETUNE_CUDA_CHECK(cudaMemcpy2DAsync(
+        to, std::size_t(d.cols) * element, from, std::size_t(s.cols) * element,
+        std::size_t(cols) * element, std::size_t(s.rows), cudaMemcpyDeviceToDevice, stream()));
     return;
   }
   detail::require_dtype_fp32("CudaBackend::copy_columns (accumulate)", src);
@@ -158,60 +162,70 @@ void CudaBackend::copy_columns(const ops::Tensor& src, std::int64_t src_col,
 }
 
 void CudaBackend::relu_forward(const ops::Tensor& x, const ops::Tensor& y) {
-  require_same_numel("CudaBackend::relu_forward", x, y);
+  require_elements("CudaBackend::relu_forward", "y", y, x.dtype(), x.numel());
   cuda::relu_forward(stream(), x.dtype(), x.numel(), x.data(), y.data());
 }
 
 void CudaBackend::relu_backward(const ops::Tensor& y, const ops::Tensor& dy,
                                 const ops::Tensor& dx) {
-  require_same_numel("CudaBackend::relu_backward", y, dy);
-  require_same_numel("CudaBackend::relu_backward", y, dx);
+  require_elements("CudaBackend::relu_backward", "dy", dy, y.dtype(), y.numel());
+  require_elements("CudaBackend::relu_backward", "dx", dx, y.dtype(), y.numel());
   cuda::relu_backward(stream(), y.dtype(), y.numel(), y.data(), dy.data(), dx.data());
 }
 
 void CudaBackend::gelu_forward(const ops::Tensor& x, const ops::Tensor& y) {
-  require_same_numel("CudaBackend::gelu_forward", x, y);
+  require_elements("CudaBackend::gelu_forward", "y", y, x.dtype(), x.numel());
   cuda::gelu_forward(stream(), x.dtype(), x.numel(), x.data(), y.data());
 }
 
 void CudaBackend::gelu_backward(const ops::Tensor& x, const ops::Tensor& dy,
                                 const ops::Tensor& dx) {
-  require_same_numel("CudaBackend::gelu_backward", x, dy);
-  require_same_numel("CudaBackend::gelu_backward", x, dx);
+  require_elements("CudaBackend::gelu_backward", "dy", dy, x.dtype(), x.numel());
+  require_elements("CudaBackend::gelu_backward", "dx", dx, x.dtype(), x.numel());
   cuda::gelu_backward(stream(), x.dtype(), x.numel(), x.data(), dy.data(), dx.data());
 }
 
 void CudaBackend::dropout_forward(const ops::Tensor& x, const ops::DropoutMask& mask,
                                   const ops::Tensor& y) {
   const detail::Matrix m = detail::as_matrix("CudaBackend::dropout_forward", x);
-  require_same_numel("CudaBackend::dropout_forward", x, y);
+  require_elements("CudaBackend::dropout_forward", "y", y, x.dtype(), x.numel());
   cuda::dropout_forward(stream(), x.dtype(), m.rows, m.cols, mask, x.data(), y.data());
 }
 
 void CudaBackend::dropout_backward(const ops::Tensor& dy, const ops::DropoutMask& mask,
                                    const ops::Tensor& dx) {
   const detail::Matrix m = detail::as_matrix("CudaBackend::dropout_backward", dy);
-  require_same_numel("CudaBackend::dropout_backward", dy, dx);
+  require_elements("CudaBackend::dropout_backward", "dx", dx, dy.dtype(), dy.numel());
   cuda::dropout_backward(stream(), dy.dtype(), m.rows, m.cols, mask, dy.data(), dx.data());
 }
 
 void CudaBackend::softmax_cross_entropy(const ops::Tensor& logits, const ops::Tensor& labels,
                                         float scale, float grad_scale, const ops::Tensor& dlogits,
                                         const ops::Tensor& loss) {
-  const detail::Matrix m = detail::as_matrix("CudaBackend::softmax_cross_entropy", logits);
+  constexpr const char* kOp = "CudaBackend::softmax_cross_entropy";
+  const detail::Matrix m = detail::as_matrix(kOp, logits);
+  require_elements(kOp, "dlogits", dlogits, logits.dtype(), logits.numel());
+  require_elements(kOp, "labels", labels, ops::DType::int32, m.rows);
+  require_elements(kOp, "loss", loss, ops::DType::fp64, 1);
   const std::size_t bytes = loss_workspace_bytes(m.rows);
   cuda::softmax_cross_entropy(stream(), logits.dtype(), m.rows, m.cols, scale, grad_scale,
                               logits.data(), labels.as<std::int32_t>(), dlogits.data(),
                               loss.as<double>(), bad_label_flag(), scratch(bytes), bytes);
 }
 
-void CudaBackend::bce_with_logits(const ops::Tensor& logits, const ops::Tensor& labels,
-                                  float scale, float grad_scale, const ops::Tensor& dlogits,
+void CudaBackend::bce_with_logits(const ops::Tensor& logits, const ops::Tensor& labels, float scale,
+                                  float grad_scale, const ops::Tensor& dlogits,
                                   const ops::Tensor& loss) {
-  const std::size_t bytes = loss_workspace_bytes(logits.dim(0));
-  binary_cross_entropy_with_logits(stream(), logits.dtype(), logits.dim(0), scale, grad_scale,
-                                   logits.data(), labels.as<float>(), dlogits.data(),
-                                   loss.as<double>(), bad_label_flag(), scratch(bytes), bytes);
+  constexpr const char* kOp = "CudaBackend::bce_with_logits";
+  const std::int64_t rows = logits.dim(0);
+  require_elements(kOp, "logits", logits, logits.dtype(), rows);  // [N, 1]
+  require_elements(kOp, "dlogits", dlogits, logits.dtype(), rows);
+  require_elements(kOp, "labels", labels, ops::DType::fp32, rows);
+  require_elements(kOp, "loss", loss, ops::DType::fp64, 1);
+  const std::size_t bytes = loss_workspace_bytes(rows);
+  binary_cross_entropy_with_logits(stream(), logits.dtype(), rows, scale, grad_scale, logits.data(),
+                                   labels.as<float>(), dlogits.data(), loss.as<double>(),
+                                   bad_label_flag(), scratch(bytes), bytes);
 }
 
 void CudaBackend::sgd_momentum(const ops::Tensor& params, const ops::Tensor& grads,
@@ -219,7 +233,7 @@ void CudaBackend::sgd_momentum(const ops::Tensor& params, const ops::Tensor& gra
                                const ops::MasterUpdate& update) {
   require_same_numel("CudaBackend::sgd_momentum", params, grads);
   require_same_numel("CudaBackend::sgd_momentum", params, velocity);
-  require_copy_size(params, update);
+  require_update_tensors(params, update);
   sgd_momentum_step(stream(), params.numel(), opt, mixed_step(update), params.as<float>(),
                     grads.as<float>(), velocity.as<float>());
 }
@@ -230,7 +244,7 @@ void CudaBackend::adam(const ops::Tensor& params, const ops::Tensor& grads, cons
   require_same_numel("CudaBackend::adam", params, grads);
   require_same_numel("CudaBackend::adam", params, m);
   require_same_numel("CudaBackend::adam", params, v);
-  require_copy_size(params, update);
+  require_update_tensors(params, update);
   adam_step(stream(), params.numel(), step, opt, mixed_step(update), params.as<float>(),
             grads.as<float>(), m.as<float>(), v.as<float>());
 }

@@ -31,6 +31,39 @@ Operand operand(const char* name, const ops::Tensor& t) {
                               ", expected rank 2 or 3");
 }
 
+/// t seen as the matrix [first extent, the rest], as the host's fully-connected layer sees it
+/// (rank 2, not a batch of matrices). Throws std::invalid_argument for rank < 2.
+ops::Tensor as_2d(const char* op, const ops::Tensor& t) {
+  const detail::Matrix m = detail::as_matrix(op, t);
+  return t.reshaped({m.rows, m.cols});
+}
+
+/// Throws std::invalid_argument unless heads is [B, heads, S, Dh] of the rows' element type and
+/// the token rows r (of `rows`) are B S (the kernels check that the columns fit).
+void require_head_rows(const char* op, const detail::Matrix& r, const ops::Tensor& rows,
+                       const ops::Tensor& heads) {
+  if (heads.rank() != 4)
+    throw std::invalid_argument(std::string(op) + ": heads is " + heads.describe() +
+                                ", expected [B, heads, S, Dh]");
+  ops::require_dtype(op, "heads", heads, rows.dtype());
+  if (r.rows != heads.dim(0) * heads.dim(2))
+    throw std::invalid_argument(std::string(op) + ": rows " + rows.describe() + " for heads " +
+                                heads.describe() + ", expected B S rows");
+}
+
+/// Throws std::invalid_argument unless the token rows [T, H] (out of the forward, dout of the
+/// backward) fit tokens int32 [T] and the fp32 tables te [V, H] and pe [S, H].
+void require_token_rows(const char* op, const ops::Tensor& rows, const ops::Tensor& tokens,
+                        const ops::Tensor& te, const ops::Tensor& pe) {
+  const std::int64_t t = tokens.numel(), h = pe.rank() == 2 ? pe.dim(1) : -1;
+  if (tokens.rank() != 1 || te.rank() != 2 || te.dim(1) != h || pe.dim(0) < 1 ||
+      rows.numel() != t * h)
+    throw std::invalid_argument(std::string(op) + ": tokens " + tokens.describe() + ", wte " +
+                                te.describe() + ", wpe " + pe.describe() + " and token rows " +
+                                rows.describe() + ", expected [T], [V, H], [S, H] and [T, H]");
+  ops::require_dtype(op, "tokens", tokens, ops::DType::int32);
+}
+
 }  // namespace
 
 void CudaBackend::gemm(bool trans_a, bool trans_b, float alpha, const ops::Tensor& a,
@@ -56,25 +89,35 @@ void CudaBackend::gemm(bool trans_a, bool trans_b, float alpha, const ops::Tenso
 
 void CudaBackend::linear_forward(const ops::Tensor& x, const ops::Tensor& w, const ops::Tensor& b,
                                  const ops::Tensor& y) {
-  gemm(false, true, 1.0f, x, w, 0.0f, y);
-  bias_add(stream(), y.dtype(), y.dim(0), y.dim(1), b.as<float>(), y.data());
+  constexpr const char* kOp = "CudaBackend::linear_forward";
+  const ops::Tensor y2 = as_2d(kOp, y);
+  detail::require_elements(kOp, "b", b, ops::DType::fp32, y2.dim(1));
+  gemm(false, true, 1.0f, as_2d(kOp, x), as_2d(kOp, w), 0.0f, y2);
+  bias_add(stream(), y.dtype(), y2.dim(0), y2.dim(1), b.as<float>(), y.data());
 }
 
-void CudaBackend::linear_backward(const ops::Tensor& x, const ops::Tensor& w,
-                                  const ops::Tensor& dy, const ops::Tensor& dw,
-                                  const ops::Tensor& db, const ops::Tensor& dx,
-                                  ops::GradMode mode) {
+void CudaBackend::linear_backward(const ops::Tensor& x, const ops::Tensor& w, const ops::Tensor& dy,
+                                  const ops::Tensor& dw, const ops::Tensor& db,
+                                  const ops::Tensor& dx, ops::GradMode mode) {
+  constexpr const char* kOp = "CudaBackend::linear_backward";
   const bool accumulate = mode == ops::GradMode::accumulate;
-  gemm(true, false, 1.0f, dy, x, accumulate ? 1.0f : 0.0f, dw);
-  bias_grad(stream(), dy.dtype(), dy.dim(0), dy.dim(1), dy.data(), db.as<float>(), accumulate);
-  if (dx.defined()) gemm(false, false, 1.0f, dy, w, 0.0f, dx);
+  const ops::Tensor dy2 = as_2d(kOp, dy), w2 = as_2d(kOp, w);
+  detail::require_elements(kOp, "db", db, ops::DType::fp32, dy2.dim(1));
+  gemm(true, false, 1.0f, dy2, as_2d(kOp, x), accumulate ? 1.0f : 0.0f, as_2d(kOp, dw));
+  bias_grad(stream(), dy.dtype(), dy2.dim(0), dy2.dim(1), dy.data(), db.as<float>(), accumulate);
+  if (dx.defined()) gemm(false, false, 1.0f, dy2, w2, 0.0f, as_2d(kOp, dx));
 }
 
 void CudaBackend::layer_norm_forward(const ops::Tensor& x, const ops::Tensor& gamma,
                                      const ops::Tensor& beta, const ops::Tensor& y,
                                      const ops::Tensor& mean, const ops::Tensor& rstd, float eps) {
-  const detail::Matrix m = detail::as_matrix("CudaBackend::layer_norm_forward", x);
-  detail::require_same_numel("CudaBackend::layer_norm_forward", x, y);
+  constexpr const char* kOp = "CudaBackend::layer_norm_forward";
+  const detail::Matrix m = detail::as_matrix(kOp, x);
+  detail::require_elements(kOp, "y", y, x.dtype(), x.numel());
+  detail::require_elements(kOp, "gamma", gamma, ops::DType::fp32, m.cols);
+  detail::require_elements(kOp, "beta", beta, ops::DType::fp32, m.cols);
+  detail::require_elements(kOp, "mean", mean, ops::DType::fp32, m.rows);
+  detail::require_elements(kOp, "rstd", rstd, ops::DType::fp32, m.rows);
   cuda::layer_norm_forward(stream(), x.dtype(), m.rows, m.cols, eps, x.data(), gamma.as<float>(),
                            beta.as<float>(), y.data(), mean.as<float>(), rstd.as<float>());
 }
@@ -83,7 +126,15 @@ void CudaBackend::layer_norm_backward(const ops::Tensor& x, const ops::Tensor& g
                                       const ops::Tensor& dy, const ops::Tensor& mean,
                                       const ops::Tensor& rstd, const ops::Tensor& dx,
                                       const ops::Tensor& dgamma, const ops::Tensor& dbeta) {
-  const detail::Matrix m = detail::as_matrix("CudaBackend::layer_norm_backward", x);
+  constexpr const char* kOp = "CudaBackend::layer_norm_backward";
+  const detail::Matrix m = detail::as_matrix(kOp, x);
+  detail::require_elements(kOp, "dy", dy, x.dtype(), x.numel());
+  detail::require_elements(kOp, "dx", dx, x.dtype(), x.numel());
+  detail::require_elements(kOp, "gamma", gamma, ops::DType::fp32, m.cols);
+  detail::require_elements(kOp, "mean", mean, ops::DType::fp32, m.rows);
+  detail::require_elements(kOp, "rstd", rstd, ops::DType::fp32, m.rows);
+  detail::require_elements(kOp, "dgamma", dgamma, ops::DType::fp32, m.cols);
+  detail::require_elements(kOp, "dbeta", dbeta, ops::DType::fp32, m.cols);
   cuda::layer_norm_backward(stream(), x.dtype(), m.rows, m.cols, x.data(), gamma.as<float>(),
                             dy.data(), mean.as<float>(), rstd.as<float>(), dx.data(),
                             dgamma.as<float>(), dbeta.as<float>());
@@ -92,8 +143,7 @@ void CudaBackend::layer_norm_backward(const ops::Tensor& x, const ops::Tensor& g
 void CudaBackend::heads_from_rows(const ops::Tensor& rows, std::int64_t col,
                                   const ops::Tensor& heads) {
   const detail::Matrix r = detail::as_matrix("CudaBackend::heads_from_rows", rows);
-  ops::require_shape("CudaBackend::heads_from_rows", "heads", heads,
-                     {heads.dim(0), heads.dim(1), heads.dim(2), heads.dim(3)});
+  require_head_rows("CudaBackend::heads_from_rows", r, rows, heads);
   rows_to_heads(stream(), rows.dtype(), heads.dim(0), heads.dim(1), heads.dim(2), heads.dim(3),
                 r.cols, col, rows.data(), heads.data());
 }
@@ -101,14 +151,14 @@ void CudaBackend::heads_from_rows(const ops::Tensor& rows, std::int64_t col,
 void CudaBackend::rows_from_heads(const ops::Tensor& heads, const ops::Tensor& rows,
                                   std::int64_t col) {
   const detail::Matrix r = detail::as_matrix("CudaBackend::rows_from_heads", rows);
-  ops::require_shape("CudaBackend::rows_from_heads", "heads", heads,
-                     {heads.dim(0), heads.dim(1), heads.dim(2), heads.dim(3)});
+  require_head_rows("CudaBackend::rows_from_heads", r, rows, heads);
   heads_to_rows(stream(), heads.dtype(), heads.dim(0), heads.dim(1), heads.dim(2), heads.dim(3),
                 r.cols, col, heads.data(), rows.data());
 }
 
 void CudaBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Tensor& wpe,
                                           const ops::Tensor& tokens, const ops::Tensor& out) {
+  require_token_rows("CudaBackend::token_embedding_forward", out, tokens, wte, wpe);
   cuda::token_embedding_forward(stream(), tokens.numel(), wpe.dim(0), wpe.dim(1), wte.as<float>(),
                                 wpe.as<float>(), tokens.as<std::int32_t>(), out.dtype(),
                                 out.data());
@@ -116,6 +166,7 @@ void CudaBackend::token_embedding_forward(const ops::Tensor& wte, const ops::Ten
 
 void CudaBackend::token_embedding_backward(const ops::Tensor& dout, const ops::Tensor& tokens,
                                            const ops::Tensor& dwte, const ops::Tensor& dwpe) {
+  require_token_rows("CudaBackend::token_embedding_backward", dout, tokens, dwte, dwpe);
   cuda::token_embedding_backward(stream(), tokens.numel(), dwpe.dim(0), dwpe.dim(1), dout.dtype(),
                                  dout.data(), tokens.as<std::int32_t>(), dwte.as<float>(),
                                  dwpe.as<float>());
@@ -123,6 +174,8 @@ void CudaBackend::token_embedding_backward(const ops::Tensor& dout, const ops::T
 
 void CudaBackend::interaction_forward(const ops::Tensor& z, const ops::Tensor& out) {
   const std::int64_t n = z.dim(0), f = z.dim(1), d = z.dim(2);
+  detail::require_elements("CudaBackend::interaction_forward", "out", out, z.dtype(),
+                           n * (d + f * (f - 1) / 2));
   // The per-sample Gram matrices Z Z^T [N, F, F] (fp32) in the workspace.
   const ops::Tensor gram(scratch(std::size_t(n * f * f) * sizeof(float)), ops::DType::fp32,
                          {n, f, f});
@@ -133,6 +186,8 @@ void CudaBackend::interaction_forward(const ops::Tensor& z, const ops::Tensor& o
 void CudaBackend::interaction_backward(const ops::Tensor& z, const ops::Tensor& dout,
                                        const ops::Tensor& dz) {
   const std::int64_t n = z.dim(0), f = z.dim(1), d = z.dim(2);
+  detail::require_elements("CudaBackend::interaction_backward", "dout", dout, dout.dtype(),
+                           n * (d + f * (f - 1) / 2));
   const ops::Tensor grad_gram(scratch(std::size_t(n * f * f) * core::dtype_bytes(z.dtype())),
                               z.dtype(), {n, f, f});
   interaction_backward_gram(stream(), n, f, d, dout.dtype(), dout.data(), z.dtype(),

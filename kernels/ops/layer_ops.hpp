@@ -48,9 +48,11 @@ class BatchNormOp {
 class MaxPoolOp {
  public:
   virtual ~MaxPoolOp() = default;
-  /// y = max over each window of x; remembers the winners.
+  /// y = max over each window of x; remembers the winners (or where x and y are).
   virtual void forward(const Tensor& x, const Tensor& y) = 0;
-  /// dx = zeros plus each dy added at its output's winner (overwritten).
+  /// dx = zeros plus each dy added at its output's winner (overwritten). The x and y of the
+  /// latest forward must still hold their values (the CUDA backend's cuDNN pooling finds the
+  /// winners again from them rather than storing them).
   virtual void backward(const Tensor& dy, const Tensor& dx) = 0;
   /// Bytes the op keeps between calls (the winners).
   virtual std::int64_t state_bytes() const = 0;

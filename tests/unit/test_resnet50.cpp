@@ -315,6 +315,20 @@ TEST(ResNet50Model, TrainingOnTheFixedBatchLowersTheLoss) {
   EXPECT_TRUE(std::isfinite(model.last_loss()));
 }
 
+TEST(ResNet50Model, DownloadedParametersAndGradientsAreTheFlatBuffers) {
+  SingleRankCommunicator comm;
+  ResNet50 model(kTiny, context(comm, 2, 2, 0));
+  PhaseTimer timer(model.phase_names(), 1, [] {});
+  model.step(timer);
+  const std::vector<float> params = model.download_parameters();
+  const std::vector<float> grads = model.download_gradients();
+  ASSERT_EQ(params.size(), model.parameters().size());
+  EXPECT_TRUE(std::equal(params.begin(), params.end(), model.parameters().begin()));
+  ASSERT_EQ(grads.size(), model.gradients().size());
+  EXPECT_TRUE(std::equal(grads.begin(), grads.end(), model.gradients().begin()));
+  EXPECT_NE(params, grads);
+}
+
 TEST(ResNet50Model, StepIsForwardBackwardBarrierAllReduceThenSgd) {
   SingleRankCommunicator comm;
   RankContext ctx = context(comm, 4, 4, 0);
