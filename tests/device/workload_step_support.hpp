@@ -27,6 +27,7 @@
 #include "harness/device/cuda_context.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "kernels/workloads.hpp"
 #include "tests/device/single_rank_communicator.hpp"
 
 namespace scaletune::device::testing {
@@ -99,8 +100,10 @@ inline StepResult run_steps(const std::string& toml, std::size_t config_index, c
   ctx.overlap = job.comm.overlap;
   ctx.seed = job.run.seed;
   ctx.device = device;
+  core::WorkloadRegistry registry;
+  kernels::register_workloads(registry);
   const std::unique_ptr<core::Workload> workload =
-      core::workload_factory(config.workload)(job.workload, config, ctx);
+      registry.entry(config.workload).factory(job.workload, config, ctx);
   StepResult result;
   result.initial_parameters = probe.parameters(*workload);
   core::PhaseTimer timer(workload->phase_names(), 1, [device] {
