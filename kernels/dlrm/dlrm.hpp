@@ -17,10 +17,19 @@
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "kernels/dlrm/dlrm_memory.hpp"
+#include "kernels/dlrm/mlp.hpp"
 #include "kernels/dlrm/rank_layout.hpp"
 #include "kernels/dlrm/sharded_embeddings.hpp"
-#include "kernels/host/mlp.hpp"
-#include "kernels/host/tensor.hpp"
+#include "kernels/ops/backend.hpp"
+#include "kernels/ops/loss_scaler.hpp"
+#include "kernels/ops/memory_ledger.hpp"
+
+namespace scaletune::core {
+class GradientReducer;
+}
+namespace scaletune::kernels::detail {
+class ParameterArena;
+}
 
 namespace scaletune::kernels {
 
@@ -30,15 +39,20 @@ namespace scaletune::kernels {
 /// init_mlp_parameters (bottom seeded seed + 1, top seed + 2), tables by embedding_initial_value.
 /// Loss: BCE with logits over the global batch, each rank's share scaled by 1 / global_batch, so
 /// summed gradients are those of the global mean loss. Dense weights: plain SGD (momentum 0, no
-/// weight decay) after a bucketed all-reduce; embeddings: row-sparse SGD or rowwise Adagrad (a
-/// column-wise shard keeps its own rowwise Adagrad state over its columns, as FBGEMM's fused
-/// optimizer does per shard).
+/// weight decay) after a bucketed all-reduce (core::GradientReducer: with ctx.overlap each
+/// bucket starts as soon as backward has written it); embeddings: row-sparse SGD or rowwise
+/// Adagrad (a column-wise shard keeps its own rowwise Adagrad state over its columns, as FBGEMM's
+/// fused optimizer does per shard). Runs on the rank's backend (make_backend: the host, or the
+/// rank's GPU): the MLPs compute in compute_dtype(backend, precision) with fp32 master weights,
+/// the interaction, the pooled embeddings and their exchange are fp32, the tables are stored in
+/// the precision. Under fp16 the loss is scaled dynamically (ops::LossScaler): the embedding
+/// gradients are unscaled before the exchange, the ranks agree on an overflow, and a skipped
+/// step moves neither the dense weights nor the tables.
 class Dlrm final : public core::Workload {
  public:
   /// Makes the plan config.sharding (a job::DlrmSharding) over config.ranks = ctx.comm->size()
   /// ranks with the batch split config.per_rank_batch, tables stored in config.precision (fp32,
-  /// fp16, bf16;
-  /// the dense model is fp32), estimates this rank's memory (estimate_dlrm_memory) and, when it
+  /// fp16, bf16), estimates this rank's memory (estimate_dlrm_memory) and, when it
   /// exceeds ctx.memory_budget_bytes (> 0), throws core::MemoryBudgetExceeded naming the rank, the
   /// plan, the need with its parts and the budget, before allocating the model. Otherwise
   /// allocates and initialises everything. Throws std::invalid_argument on bad options or a
@@ -62,11 +76,12 @@ class Dlrm final : public core::Workload {
   /// 3 x 2 x (MLP multiply-adds + interaction dot products' F (F-1) / 2 x dim) + 2 x sum over
   /// tables of pooling x dim (the adds of embedding forward and backward), FLOP per sample.
   double flops_per_sample() const override;
-  /// Bytes this rank allocated, each buffer counted as made (tables, optimizer state, pooled and
-  /// exchange buffers, dense model, MLP activations, lookups, the row-sparse gradients of the
-  /// latest backward), plus the largest backward sort workspace (computed from the lookups).
+  /// Bytes this rank allocated through its ledger (tables, optimizer state, pooled and exchange
+  /// buffers, dense model, MLP activations, lookups, the embedding-bag ops' workspace, the
+  /// backend's workspace), plus the largest host backward sort workspace (from the lookups).
   std::int64_t memory_peak_bytes() const override;
-  /// tables, embedding_dim, total_rows, dense_params, mean_pooling, memory_estimate (bytes).
+  /// tables, embedding_dim, total_rows, dense_params, mean_pooling, memory_estimate (bytes), and
+  /// skipped_steps under fp16 loss scaling.
   std::vector<std::pair<std::string, double>> attributes() const override;
   /// index_distribution, embedding_optimizer. (The plan, describe_plan, is recorded by the
   /// describer registered with the workload, so an oom configuration has it too.)
@@ -82,30 +97,47 @@ class Dlrm final : public core::Workload {
   const DlrmMemory& memory_estimate() const { return m_estimate; }
   /// This rank's embedding shards.
   const ShardedEmbeddings& embeddings() const { return *m_embeddings; }
-  /// Dense parameters: bottom MLP then top MLP (Mlp layout each).
-  std::span<const float> dense_parameters() const;
-  /// Logits of this rank's samples from the latest step, [local batch, 1].
-  const Tensor2& logits() const { return m_logits; }
-  /// This rank's loss share of the latest step (sum over its samples / global batch).
-  double last_loss() const { return m_loss; }
+  /// Dense fp32 master parameters, bottom MLP then top MLP (Mlp layout each), downloaded.
+  std::vector<float> dense_parameters() const;
+  /// Their fp32 gradients of the latest step (all-reduced), same layout, downloaded.
+  std::vector<float> dense_gradients() const;
+  /// Logits of this rank's samples from the latest step, [local batch], downloaded.
+  std::vector<float> logits() const;
+  /// This rank's loss share of the latest step (sum over its samples / global batch); waits
+  /// for the device.
+  double last_loss() const;
 
  private:
+  void make_dense_model();
+  void make_activations();
   void forward_dense(core::PhaseTimer& timer);
   void backward_dense(core::PhaseTimer& timer);
+  void optimizer_step();
+  /// `fp32` itself when it is of the compute type, else `compute` after converting into it.
+  ops::Tensor in_compute_type(const ops::Tensor& fp32, const ops::Tensor& compute);
+  /// `fp32` holding `src`: src itself when it is fp32, else `fp32` after converting into it.
+  ops::Tensor as_fp32(const ops::Tensor& src, const ops::Tensor& fp32);
 
   job::DlrmOptions m_options;
   core::RankContext m_ctx;
   RankLayout m_layout;
-  TablePrecision m_precision;
+  std::unique_ptr<ops::Backend> m_backend;
+  ops::DType m_table_dtype, m_compute;
   DlrmMemory m_estimate;
-  detail::BufferLedger m_ledger;
+  std::unique_ptr<ops::MemoryLedger> m_ledger;
   std::unique_ptr<ShardedEmbeddings> m_embeddings;
-  Vector m_params, m_grads, m_velocity;
+  std::unique_ptr<detail::ParameterArena> m_params;
   std::unique_ptr<Mlp> m_bottom, m_top;
-  Tensor2 m_dense, m_logits, m_dlogits, m_inter, m_dinter, m_dbottom;
-  Vector m_labels;
-  Tensor3 m_z, m_dz;
-  double m_loss = 0.0;
+  std::unique_ptr<core::GradientReducer> m_reducer;
+  std::unique_ptr<ops::LossScaler> m_scaler;
+  GradientsReady m_gradients_ready;
+  // Activations, [local batch, ...]: dense features and the loss gradient in the compute type;
+  // the interaction's input z [B, F, D], its output and their gradients in fp32; the *16
+  // tensors are the compute-type copies (the fp32 ones themselves under fp32; bottom32 is
+  // "none" then).
+  ops::Tensor m_dense, m_labels, m_loss, m_logits, m_dlogits;
+  ops::Tensor m_z, m_dz, m_inter, m_dinter, m_dbottom, m_bottom32;
+  ops::Tensor m_inter16, m_dinter16, m_dbottom16;
 };
 
 /// Adds kind "dlrm" to `registry` (kernels::register_workloads calls it).

@@ -1,12 +1,13 @@
 #include "kernels/dlrm/dlrm_memory.hpp"
 
+#include <algorithm>
 #include <array>
 #include <stdexcept>
 #include <utility>
 
 #include "harness/core/memory_budget.hpp"
-#include "kernels/dlrm/shard_table.hpp"
-#include "kernels/host/mlp.hpp"
+#include "kernels/dlrm/mlp.hpp"
+#include "kernels/host/huge_page_buffer.hpp"
 
 namespace scaletune::kernels {
 namespace {
@@ -14,21 +15,27 @@ namespace {
 constexpr std::int64_t kFloat = 4;
 constexpr std::int64_t kIndex = 8;
 
+/// The bytes a buffer of `bytes` takes on the host backend: from 2 MiB on a huge-page mapping of
+/// whole 2 MiB pages (HostBackend::allocate).
+std::int64_t reserved(std::int64_t bytes) {
+  return bytes >= HugePageBuffer::kAlignmentBytes ? HugePageBuffer::mapped_bytes_for(bytes) : bytes;
+}
+
 void add_shard(const job::DlrmOptions& options, const RankLayout& layout, const LocalShard& local,
-               TablePrecision precision, DlrmMemory& m) {
+               ops::DType table_dtype, DlrmMemory& m) {
   const std::int64_t rows = local.shard.rows();
   const std::int64_t cols = local.shard.cols();
   const std::int64_t bags = local.replica ? layout.local_batch() : layout.global_batch();
-  m.tables += ShardTable::bytes(precision, rows, cols);
+  m.tables += reserved(rows * cols * static_cast<std::int64_t>(core::dtype_bytes(table_dtype)));
   if (options.embedding_optimizer == job::EmbeddingOptimizer::rowwise_adagrad)
-    m.optimizer_state += rows * kFloat;
-  m.embedding_buffers += bags * cols * kFloat;
-  if (local.replica) m.embedding_buffers += rows * cols * kFloat + rows * kIndex;
-  m.inputs += (bags + 1 + local.stats.lookups) * kIndex;
-  const std::int64_t unique = local.stats.unique_rows;
-  m.sparse_gradients += unique * (kIndex + cols * kFloat);
-  m.backward_workspace =
-      std::max(m.backward_workspace, local.stats.lookups * 16 + (unique + 1) * kIndex);
+    m.optimizer_state += reserved(rows * kFloat);
+  m.embedding_buffers += reserved(bags * cols * kFloat);
+  if (local.replica)
+    m.embedding_buffers += reserved(rows * cols * kFloat) + reserved(rows * kIndex);
+  m.inputs += reserved((bags + 1) * kIndex) + reserved(local.stats.lookups * kIndex);
+  m.sparse_gradients += local.stats.lookups * (kIndex + cols * kFloat);
+  m.backward_workspace = std::max(
+      m.backward_workspace, local.stats.lookups * 16 + (local.stats.unique_rows + 1) * kIndex);
 }
 
 std::int64_t sum(const std::vector<std::size_t>& counts) {
@@ -89,22 +96,29 @@ std::vector<int> top_mlp_widths(const job::DlrmOptions& options) {
 }
 
 DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout,
-                                TablePrecision precision) {
+                                ops::DType table_dtype, ops::DType compute) {
   DlrmMemory m;
-  for (const LocalShard& local : layout.shards) add_shard(options, layout, local, precision, m);
-  m.exchange = (sum(layout.send_counts) + sum(layout.recv_counts)) * kFloat;
+  for (const LocalShard& local : layout.shards) add_shard(options, layout, local, table_dtype, m);
+  m.exchange =
+      reserved(sum(layout.send_counts) * kFloat) + reserved(sum(layout.recv_counts) * kFloat);
   const std::int64_t batch = layout.local_batch();
-  m.inputs += batch * (options.dense_features + 1) * kFloat;
+  const auto value = static_cast<std::int64_t>(core::dtype_bytes(compute));
+  const bool mixed = compute != ops::DType::fp32;
+  m.inputs += batch * (options.dense_features * value + kFloat);
   const std::vector<int> bottom = bottom_mlp_widths(options);
   const std::vector<int> top = top_mlp_widths(options);
   const std::int64_t params = mlp_parameter_count(bottom) + mlp_parameter_count(top);
-  m.dense_model = 2 * params * kFloat;
-  m.optimizer_state += params * kFloat;
+  m.dense_model = 2 * (reserved(params * kFloat) + (mixed ? reserved(params * value) : 0));
+  m.optimizer_state += reserved(params * kFloat);
   const int local = layout.local_batch();
   const std::int64_t dim = options.tables.front().dim;
   const auto features = static_cast<std::int64_t>(options.tables.size()) + 1;
-  m.activations = Mlp::activation_bytes(bottom, local) + Mlp::activation_bytes(top, local) +
-                  batch * (2 * features * dim + 2 * top.front() + dim + 1) * kFloat;
+  const std::int64_t inter = top.front();
+  m.activations = Mlp::activation_bytes(bottom, local, static_cast<int>(value)) +
+                  Mlp::activation_bytes(top, local, static_cast<int>(value)) +
+                  batch * ((2 * features * dim + 2 * inter + dim) * kFloat + value) + 8;
+  if (mixed) m.activations += batch * (dim * kFloat + (2 * inter + dim) * value);
+  if (compute == ops::DType::fp16) m.activations += 4;  // the loss scaler's overflow flag
   return m;
 }
 

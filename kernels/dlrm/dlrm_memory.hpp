@@ -7,25 +7,27 @@
 
 #include "harness/job/job.hpp"
 #include "kernels/dlrm/rank_layout.hpp"
-#include "kernels/dlrm/shard_table.hpp"
+#include "kernels/ops/tensor.hpp"
 
 namespace scaletune::kernels {
 
-/// Bytes per part of one rank's DLRM workload (fp32 values, int64 indices).
+/// Bytes per part of one rank's DLRM workload (int64 indices, fp32 unless said otherwise).
 struct DlrmMemory {
-  std::int64_t tables = 0;           ///< shard tables and replicas: rows x cols x 4
+  std::int64_t tables = 0;  ///< shard tables and replicas: rows x cols x bytes of the table type
   std::int64_t optimizer_state = 0;  ///< rowwise Adagrad: rows x 4 per shard; dense SGD velocity
   std::int64_t embedding_buffers =
-      0;                         ///< pooled/gradient buffers, replicas' dense gradients and row ids
-  std::int64_t exchange = 0;     ///< all-to-all send and receive buffers
-  std::int64_t inputs = 0;       ///< lookups (CSR) of every shard, dense features, labels
-  std::int64_t dense_model = 0;  ///< MLP parameters and gradients
-  std::int64_t activations = 0;  ///< MLP activations, interaction inputs/outputs and gradients
-  /// Row-sparse gradients of every shard after the embedding backward (U x (8 + cols x 4), U
-  /// the shard's distinct rows), held until the optimizer step
+      0;                      ///< pooled/gradient buffers, replicas' dense gradients and row ids
+  std::int64_t exchange = 0;  ///< all-to-all send and receive buffers
+  std::int64_t inputs = 0;    ///< lookups (CSR) of every shard, dense features, labels
+  /// MLP master parameters and gradients, and their compute-type copies under 16 bits
+  std::int64_t dense_model = 0;
+  /// MLP activations (compute type), interaction inputs/outputs and gradients, the loss
+  std::int64_t activations = 0;
+  /// Row-sparse gradients of every shard after the embedding backward, at most (the host
+  /// embedding bag's workspace: lookups x (8 + cols x 4)), held until the optimizer step
   std::int64_t sparse_gradients = 0;
-  /// Largest embedding-backward sort workspace of one shard (lookups x 16 + (U + 1) x 8),
-  /// freed before the next shard's backward
+  /// Largest embedding-backward sort workspace of one shard on the host (lookups x 16 + (U +
+  /// 1) x 8, U the shard's distinct rows), freed before the next shard's backward
   std::int64_t backward_workspace = 0;
 
   /// Sum of every part, bytes.
@@ -46,9 +48,13 @@ std::vector<int> bottom_mlp_widths(const job::DlrmOptions& options);
 /// Widths of the top MLP: top_mlp_input_width, then top_mlp.
 std::vector<int> top_mlp_widths(const job::DlrmOptions& options);
 
-/// What rank layout.rank allocates for options and layout with tables stored in `precision`
-/// (Dlrm's buffers, one by one).
+/// What rank layout.rank allocates for options and layout with tables of `table_dtype` and
+/// MLPs computing in `compute`: Dlrm's buffers, one by one, as the host backend makes them
+/// (buffers of 2 MiB and more in whole 2 MiB huge pages, except the MLPs' activations; the
+/// ledger counts the bytes asked for, so Dlrm::memory_peak_bytes is at most this). On CUDA the
+/// embedding bags' and libraries' workspaces come on top and are checked against the budget
+/// when made.
 DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout,
-                                TablePrecision precision);
+                                ops::DType table_dtype, ops::DType compute);
 
 }  // namespace scaletune::kernels

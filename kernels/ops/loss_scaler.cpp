@@ -16,6 +16,11 @@ void LossScaler::check(const Tensor& grads) {
   if (m_enabled) m_backend.check_nonfinite(grads, m_flag);
 }
 
+void LossScaler::agree(core::Communicator& comm) {
+  if (m_enabled)
+    comm.all_reduce(m_flag.data(), m_flag.data(), 1, DType::int32, core::ReduceOp::sum);
+}
+
 MasterUpdate LossScaler::master_update(const Tensor& copy) const {
   MasterUpdate update;
   update.copy = copy;
@@ -25,8 +30,8 @@ MasterUpdate LossScaler::master_update(const Tensor& copy) const {
   return update;
 }
 
-void LossScaler::end_step() {
-  if (!m_enabled) return;
+bool LossScaler::end_step() {
+  if (!m_enabled) return false;
   std::int32_t overflowed = 0;
   m_backend.download(m_flag, std::as_writable_bytes(std::span<std::int32_t>(&overflowed, 1)));
   if (overflowed != 0) {
@@ -34,12 +39,13 @@ void LossScaler::end_step() {
     m_good_steps = 0;
     m_scale *= m_options.backoff_factor;
     m_backend.fill(m_flag, 0.0f);
-    return;
+    return true;
   }
   if (++m_good_steps >= m_options.growth_interval) {
     m_good_steps = 0;
     m_scale *= m_options.growth_factor;
   }
+  return false;
 }
 
 }  // namespace scaletune::ops

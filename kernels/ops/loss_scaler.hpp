@@ -34,13 +34,19 @@ class LossScaler {
   float grad_scale() const { return m_scale; }
   /// Sets the overflow flag when any of `grads` (fp32) is NaN or infinite. No-op when disabled.
   void check(const Tensor& grads);
+  /// Makes the flag the same on every rank of `comm` (an all-reduce sum of it: set on one rank,
+  /// set on all), for gradients that are not all-reduced, such as model-parallel embeddings' (as
+  /// torch's ShardedGradScaler all-reduces found_inf). Collective; comm's memory space must be
+  /// the backend's. No-op when disabled.
+  void agree(core::Communicator& comm);
   /// The optimizer's extras: unscale 1 / S and the overflow flag (none when disabled), and the
   /// 16-bit `copy` of the parameters (may be "none").
   MasterUpdate master_update(const Tensor& copy) const;
   /// Ends the step: reads and clears the flag (waits for the device), counts a skipped step and
   /// backs the scale off, or counts a good one and grows the scale after growth_interval of
-  /// them. No-op when disabled.
-  void end_step();
+  /// them. Returns true when the step was skipped (its master update did nothing). No-op
+  /// returning false when disabled.
+  bool end_step();
   /// Steps skipped for overflowing gradients so far.
   std::int64_t skipped_steps() const { return m_skipped; }
 

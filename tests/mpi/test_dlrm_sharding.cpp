@@ -104,28 +104,30 @@ void expect_same_step(const Trained& sharded, const Trained& reference) {
   EXPECT_TRUE(close(sharded.loss, reference.loss, "loss"));
   const auto first =
       static_cast<std::size_t>(layout.batch_start[static_cast<std::size_t>(layout.rank)]);
-  const kernels::Tensor2& logits = sharded.model->logits();
-  for (std::size_t n = 0; n < logits.extent(0); ++n)
-    EXPECT_TRUE(close(logits(n, 0), reference.model->logits()(first + n, 0),
-                      "logit of sample " + std::to_string(first + n)));
-  const auto dense = sharded.model->dense_parameters();
-  const auto want = reference.model->dense_parameters();
+  const std::vector<float> logits = sharded.model->logits();
+  const std::vector<float> all_logits = reference.model->logits();
+  for (std::size_t n = 0; n < logits.size(); ++n)
+    EXPECT_TRUE(
+        close(logits[n], all_logits[first + n], "logit of sample " + std::to_string(first + n)));
+  const std::vector<float> dense = sharded.model->dense_parameters();
+  const std::vector<float> want = reference.model->dense_parameters();
   ASSERT_EQ(dense.size(), want.size());
   for (std::size_t i = 0; i < dense.size(); ++i)
     ASSERT_TRUE(close(dense[i], want[i], "dense parameter " + std::to_string(i)));
   const kernels::ShardedEmbeddings& tables = sharded.model->embeddings();
   for (std::size_t s = 0; s < tables.shard_count(); ++s) {
     const kernels::LocalShard& local = layout.shards[s];
-    const kernels::ShardTable& whole = reference.model->embeddings().shard_table(local.table);
-    const kernels::ShardTable& piece = tables.shard_table(s);
-    for (std::size_t r = 0; r < piece.rows(); ++r)
-      for (std::size_t c = 0; c < piece.cols(); ++c)
-        ASSERT_TRUE(
-            close(piece.get(r, c),
-                  whole.get(static_cast<std::size_t>(local.shard.row_begin) + r,
-                            static_cast<std::size_t>(local.shard.col_begin) + c),
-                  "table " + std::to_string(local.table) + " row " +
-                      std::to_string(local.shard.row_begin + static_cast<std::int64_t>(r))));
+    const std::vector<float> whole = reference.model->embeddings().shard_values(local.table);
+    const std::vector<float> piece = tables.shard_values(s);
+    const std::int64_t cols = tables.shard_table(s).dim(1);
+    const std::int64_t whole_cols = reference.model->embeddings().shard_table(local.table).dim(1);
+    for (std::int64_t r = 0; r < tables.shard_table(s).dim(0); ++r)
+      for (std::int64_t c = 0; c < cols; ++c)
+        ASSERT_TRUE(close(piece[static_cast<std::size_t>(r * cols + c)],
+                          whole[static_cast<std::size_t>((local.shard.row_begin + r) * whole_cols +
+                                                         local.shard.col_begin + c)],
+                          "table " + std::to_string(local.table) + " row " +
+                              std::to_string(local.shard.row_begin + r)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/host/host_backend.hpp"
+#include "tests/support/fake_communicator.hpp"
 #include "kernels/ops/loss_scaler.hpp"
 #include "kernels/ops/transfer.hpp"
 
@@ -55,6 +56,47 @@ TEST_F(ScalerTest, OverflowSkipsTheUpdateAndHalvesTheScale) {
   EXPECT_EQ(download_floats(backend, params)[0], 1.0f - 2.0f);  // grad 65536 / 32768
   scaler.end_step();
   EXPECT_EQ(scaler.skipped_steps(), 1);
+}
+
+/// Rank 0 of two whose peer's int32 values are `peer`: all_reduce sums them in.
+class PeerCommunicator : public testing_support::FakeCommunicator {
+ public:
+  explicit PeerCommunicator(std::int32_t peer) : FakeCommunicator(0, 2), m_peer(peer) {}
+  void all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                  core::ReduceOp) override {
+    ASSERT_EQ(type, core::DType::int32);
+    ASSERT_EQ(count, 1u);
+    *static_cast<std::int32_t*>(recv) = *static_cast<const std::int32_t*>(send) + m_peer;
+    ++calls;
+  }
+  int calls = 0;
+
+ private:
+  std::int32_t m_peer;
+};
+
+TEST_F(ScalerTest, AgreeingSkipsAStepThatOverflowedOnAnotherRankOnly) {
+  LossScaler scaler(ledger, true);
+  set_grads({1.0f, 2.0f, 3.0f, 4.0f});  // finite here
+  scaler.check(grads);
+  PeerCommunicator overflowed_peer(1);
+  scaler.agree(overflowed_peer);
+  EXPECT_EQ(overflowed_peer.calls, 1);
+  EXPECT_TRUE(scaler.end_step());
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+  scaler.check(grads);
+  PeerCommunicator finite_peer(0);
+  scaler.agree(finite_peer);
+  EXPECT_FALSE(scaler.end_step());
+  EXPECT_EQ(scaler.skipped_steps(), 1);
+}
+
+TEST_F(ScalerTest, DisabledAgreesWithoutACollective) {
+  LossScaler scaler(ledger, false);
+  PeerCommunicator peer(1);
+  scaler.agree(peer);
+  EXPECT_EQ(peer.calls, 0);
+  EXPECT_FALSE(scaler.end_step());
 }
 
 TEST_F(ScalerTest, ScaleGrowsAfterGrowthIntervalGoodSteps) {

@@ -1,6 +1,7 @@
-// The MLP against a naive double-precision reference (forward triple loop with ReLU after every
-// layer but, unless relu_last, the last; backward by the chain rule), central finite
-// differences, the initialisation's distribution, and parameter counts of MLPerf DLRM's MLPs.
+// The MLP (on the host backend) against a naive double-precision reference (forward triple loop
+// with ReLU after every layer but, unless relu_last, the last; backward by the chain rule), central
+// finite differences, the initialisation's distribution, and parameter counts of MLPerf DLRM's
+// MLPs.
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/host/mlp.hpp"
+#include "kernels/dlrm/mlp.hpp"
+#include "kernels/host/host_backend.hpp"
 #include "test_ops_support.hpp"
 
 namespace scaletune::kernels {
@@ -110,11 +112,38 @@ std::span<const float> flat(const Tensor2& t) {
   return {t.data(), t.size()};
 }
 
-/// Parameters drawn by init_mlp_parameters and a gradient buffer full of stale values.
+/// A host tensor [N, F] as the op layer's view of it.
+ops::Tensor op(const Tensor2& t) {
+  return {t.data(),
+          ops::DType::fp32,
+          {static_cast<std::int64_t>(t.extent(0)), static_cast<std::int64_t>(t.extent(1))}};
+}
+
+/// An op-layer view [N, F] (host memory) as a host tensor.
+Tensor2 host(const ops::Tensor& t) {
+  return Tensor2(t.as<float>(), static_cast<std::size_t>(t.dim(0)),
+                 static_cast<std::size_t>(t.dim(1)));
+}
+
+/// fp32 parameter windows over host vectors (values and master alike, as under fp32).
+MlpParameters windows(std::vector<float>& params, std::vector<float>& grads) {
+  const ops::Tensor values(params.data(), ops::DType::fp32,
+                           {static_cast<std::int64_t>(params.size())});
+  return {.values = values,
+          .master = values,
+          .grads = ops::Tensor(grads.data(), ops::DType::fp32,
+                               {static_cast<std::int64_t>(grads.size())}),
+          .offset = 0};
+}
+
+/// Parameters drawn by init_mlp_parameters and a gradient buffer full of stale values, on the
+/// host backend.
 struct MlpCase {
   std::vector<int> widths;
   bool relu_last;
   std::vector<float> params, grads;
+  HostBackend backend;
+  ops::MemoryLedger ledger{backend};
 
   MlpCase(std::vector<int> w, bool relu, std::uint64_t seed)
       : widths(std::move(w)),
@@ -123,7 +152,9 @@ struct MlpCase {
         grads(params.size(), 9.0f) {
     init_mlp_parameters(widths, seed, params);
   }
-  Mlp make(int max_batch) { return Mlp(widths, relu_last, params, grads, max_batch); }
+  Mlp make(int max_batch) {
+    return Mlp(widths, relu_last, windows(params, grads), ledger, max_batch);
+  }
 };
 
 const std::vector<int> kWidths{7, 16, 9, 4};
@@ -136,8 +167,8 @@ TEST(Mlp, ForwardMatchesNaiveWithReluPlacementAndSmallBatches) {
     const Tensor2 full("full", kMaxBatch, 7), x("x", 5, 7);
     fill_uniform(full, 2, -2.0f, 2.0f);
     fill_uniform(x, 3, -2.0f, 2.0f);
-    mlp.forward(full);  // leaves values in rows the smaller batch must not read
-    const Tensor2 y = mlp.forward(x);
+    mlp.forward(op(full));  // leaves values in rows the smaller batch must not read
+    const Tensor2 y = host(mlp.forward(op(x)));
     ASSERT_EQ(y.extent(0), 5u);
     ASSERT_EQ(y.extent(1), 4u);
     const NaiveForward want = naive_forward(kWidths, relu_last, c.params, flat(x), 5);
@@ -158,8 +189,8 @@ TEST(Mlp, BackwardMatchesNaiveChainRule) {
     fill_uniform(x, 5, -2.0f, 2.0f);
     fill_uniform(dy, 6, -1.0f, 1.0f);
     Kokkos::deep_copy(dx, 9.0f);
-    mlp.forward(x);
-    mlp.backward(dy, dx);
+    mlp.forward(op(x));
+    mlp.backward(op(dy), op(dx));
     const NaiveForward fwd = naive_forward(kWidths, relu_last, c.params, flat(x), kN);
     const NaiveGrads want =
         naive_backward(kWidths, relu_last, c.params, flat(x), kN, fwd, flat(dy));
@@ -169,7 +200,7 @@ TEST(Mlp, BackwardMatchesNaiveChainRule) {
     EXPECT_TRUE(all_near(to_doubles(dx), want.dx, 1e-5, 1e-5)) << relu_last;
 
     std::fill(c.grads.begin(), c.grads.end(), 9.0f);
-    mlp.backward(dy, Tensor2());  // no dx wanted: the parameter gradients alone
+    mlp.backward(op(dy), ops::Tensor());  // no dx wanted: the parameter gradients alone
     EXPECT_TRUE(
         all_near(std::vector<double>(c.grads.begin(), c.grads.end()), want.params, 1e-5, 1e-5));
   }
@@ -200,7 +231,7 @@ TEST(Mlp, BackwardMatchesCentralFiniteDifferences) {
     fill_uniform(x, 22, -1.0f, 1.0f);
     fill_uniform(weights, 23, -1.0f, 1.0f);
     const auto loss = [&] {
-      const Tensor2 y = mlp.forward(x);
+      const Tensor2 y = host(mlp.forward(op(x)));
       double sum = 0.0;
       for (std::size_t i = 0; i < y.size(); ++i) sum += double{weights.data()[i]} * y.data()[i];
       return sum;
@@ -222,7 +253,7 @@ TEST(Mlp, BackwardMatchesCentralFiniteDifferences) {
       return (up - down) / (up_at - down_at);
     };
     loss();
-    mlp.backward(weights, dx);
+    mlp.backward(op(weights), op(dx));
     const std::vector<double> grads(c.grads.begin(), c.grads.end());
     std::vector<double> fd_params, fd_x;
     for (float& p : c.params) fd_params.push_back(central(p));
@@ -283,47 +314,73 @@ TEST(Mlp, ParameterCountsOfMlperfDlrm) {
 TEST(Mlp, ActivationBytesEqualWhatTheConstructorAllocated) {
   MlpCase c(kWidths, false, 1);
   const Mlp mlp = c.make(kMaxBatch);
-  EXPECT_EQ(mlp.activation_bytes(), Mlp::activation_bytes(kWidths, kMaxBatch));
+  EXPECT_EQ(mlp.activation_bytes(), Mlp::activation_bytes(kWidths, kMaxBatch, 4));
+  EXPECT_EQ(c.ledger.bytes(), mlp.activation_bytes());
   // Documented: every layer's output plus two gradient buffers of the widest output.
-  const std::int64_t floats = kMaxBatch * (16 + 9 + 4 + 2 * 16);
-  EXPECT_EQ(Mlp::activation_bytes(kWidths, kMaxBatch), floats * 4);
+  const std::int64_t values = kMaxBatch * (16 + 9 + 4 + 2 * 16);
+  EXPECT_EQ(Mlp::activation_bytes(kWidths, kMaxBatch, 4), values * 4);
+  EXPECT_EQ(Mlp::activation_bytes(kWidths, kMaxBatch, 2), values * 2);
 }
 
 TEST(Mlp, RejectsBadConstructionNamingTheArgument) {
   std::vector<float> params(static_cast<std::size_t>(mlp_parameter_count(kWidths)));
   std::vector<float> grads(params.size()), short_grads(params.size() - 1);
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { Mlp({5}, false, params, grads, 4); },
-                                                         "widths [5], expected at least 2"));
+  HostBackend backend;
+  ops::MemoryLedger ledger(backend);
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
+      [&] { Mlp({5}, false, windows(params, grads), ledger, 4); },
+      "widths [5], expected at least 2"));
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
       [] {
         mlp_parameter_count(std::vector<int>{3, 0, 2});
       },
       "widths [3, 0, 2]"));
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { Mlp(kWidths, false, params, short_grads, 4); },
+      [&] { Mlp(kWidths, false, windows(params, short_grads), ledger, 4); },
       "grads has 320 floats, expected 321"));  // (7*16+16) + (16*9+9) + (9*4+4) = 321
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
       [&] { init_mlp_parameters(kWidths, 1, short_grads); },
       "params has 320 floats, expected 321"));
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { Mlp(kWidths, false, params, grads, 0); }, "max_batch is 0, expected >= 1"));
+      [&] { Mlp(kWidths, false, windows(params, grads), ledger, 0); },
+      "max_batch is 0, expected >= 1"));
 }
 
 TEST(Mlp, RejectsShapesThatDoNotMatch) {
   MlpCase c(kWidths, false, 1);
   Mlp mlp = c.make(kMaxBatch);
+  const Tensor2 dy("dy", 2, 4), x6("x", 2, 6), big("x", kMaxBatch + 1, 7), x("x", 2, 7);
+  const Tensor2 dy3("dy", 3, 4), dx4("dx", 2, 4);
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { mlp.backward(Tensor2("dy", 2, 4), Tensor2()); }, "called before forward"));
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { mlp.forward(Tensor2("x", 2, 6)); },
-                                                         "x is [2, 6], expected [N, 7]"));
+      [&] { mlp.backward(op(dy), ops::Tensor()); }, "called before forward"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { mlp.forward(op(x6)); },
+                                                         "x is [2, 6] fp32, expected [N, 7]"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { mlp.forward(op(big)); },
+                                                         "N <= max_batch 8"));
+  mlp.forward(op(x));
   EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { mlp.forward(Tensor2("x", kMaxBatch + 1, 7)); }, "N <= max_batch 8"));
-  mlp.forward(Tensor2("x", 2, 7));
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { mlp.backward(Tensor2("dy", 3, 4), Tensor2()); }, "dy is [3, 4], expected [2, 4]"));
-  EXPECT_TRUE(test::throws_naming<std::invalid_argument>(
-      [&] { mlp.backward(Tensor2("dy", 2, 4), Tensor2("dx", 2, 4)); },
-      "dx is [2, 4], expected [2, 7]"));
+      [&] { mlp.backward(op(dy3), ops::Tensor()); }, "dy is [3, 4] fp32, expected [2, 4]"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { mlp.backward(op(dy), op(dx4)); },
+                                                         "dx is [2, 4] fp32, expected [2, 7]"));
+  EXPECT_TRUE(test::throws_naming<std::invalid_argument>([&] { mlp.backward(op(dy), op(x)); },
+                                                         "dx must not alias x or dy"));
+}
+
+TEST(Mlp, ReportsEachLayersGradientsAsBackwardWritesThem) {
+  MlpCase c(kWidths, true, 3);
+  MlpParameters at_1000 = windows(c.params, c.grads);
+  at_1000.offset = 1000;
+  Mlp mlp(c.widths, true, at_1000, c.ledger, kMaxBatch);
+  const Tensor2 x("x", 3, 7), dy("dy", 3, 4);
+  fill_uniform(x, 8, -1.0f, 1.0f);
+  fill_uniform(dy, 9, -1.0f, 1.0f);
+  mlp.forward(op(x));
+  std::vector<std::int64_t> reported;
+  mlp.backward(op(dy), ops::Tensor(), [&](std::int64_t first) { reported.push_back(first); });
+  // Layers 2, 1, 0 in turn; each weight window starts after the layers before it.
+  const std::vector<std::int64_t> want = {1000 + (7 * 16 + 16) + (16 * 9 + 9), 1000 + 7 * 16 + 16,
+                                          1000};
+  EXPECT_EQ(reported, want);
 }
 
 }  // namespace
