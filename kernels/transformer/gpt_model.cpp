@@ -25,7 +25,7 @@ void require_at_least_one(const char* name, int value) {
 /// dropout and max_micro_batch.
 TransformerBlockShape block_shape(const GptShape& shape) {
   return TransformerBlockShape{shape.hidden,          shape.heads,   shape.seq_len, shape.ffn_mult,
-                               shape.max_micro_batch, shape.dropout, shape.dtype};
+                               shape.max_micro_batch, shape.dropout, shape.dtype,   shape.backend};
 }
 
 /// Throws std::invalid_argument unless every size is valid (see GptModel); returns the shape.

@@ -28,6 +28,8 @@ struct GptShape {
   int max_micro_batch = 1;  ///< B_max, samples per forward_backward at most
   /// Activations and the working copy of the parameters (TransformerBlockShape::dtype)
   ops::DType dtype = ops::DType::fp32;
+  /// The backend the model runs on (TransformerBlockShape::backend)
+  ops::BackendKind backend = ops::BackendKind::host;
 };
 
 /// Parameter and gradient tensors of a GptModel, one set per parameter unit (see

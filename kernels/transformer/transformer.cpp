@@ -18,7 +18,7 @@ namespace {
 const TrainerPhases kPhases{};
 constexpr int kProfileRepeats = 5;  // timed calls per profiled micro-batch size
 
-GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype) {
+GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype, ops::BackendKind backend) {
   return {.layers = o.layers,
           .hidden = o.hidden,
           .heads = o.heads,
@@ -27,7 +27,8 @@ GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype) {
           .ffn_mult = o.ffn_mult,
           .dropout = static_cast<float>(o.dropout),
           .max_micro_batch = 1,
-          .dtype = dtype};
+          .dtype = dtype,
+          .backend = backend};
 }
 
 // The activation type of `precision` on `backend`; throws std::invalid_argument when the backend
@@ -136,7 +137,8 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
                          const core::RankContext& ctx)
     : m_options(options),
       m_backend(make_backend(ctx)),
-      m_shape(gpt_shape(options, activation_dtype(*m_backend, config.precision))) {
+      m_shape(
+          gpt_shape(options, activation_dtype(*m_backend, config.precision), m_backend->kind())) {
   GptModel::parameter_count(m_shape);  // checks the shape before any collective
   const TransformerPlanRequest request = plan_request(*m_backend, m_shape, config, ctx);
   if (!request.profiles.empty()) {

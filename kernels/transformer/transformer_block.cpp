@@ -69,7 +69,9 @@ std::int64_t TransformerBlock::activation_bytes(const TransformerBlockShape& sha
   const std::int64_t e = static_cast<std::int64_t>(core::dtype_bytes(shape.dtype));
   const std::int64_t tokens = std::int64_t{shape.max_micro_batch} * shape.seq_len;
   const std::int64_t h = shape.hidden, f = h * shape.ffn_mult, s = shape.seq_len;
-  const std::int64_t attention = s * s * (std::int64_t{shape.max_micro_batch} * shape.heads + 1);
+  const std::int64_t probs = s * s * std::int64_t{shape.max_micro_batch} * shape.heads;
+  const std::int64_t attention =
+      shape.backend == ops::BackendKind::cuda ? 2 * probs : probs + s * s;
   return e * tokens * (16 * h + 3 * f) + 4 * (4 * tokens + 2 * h) + e * attention;
 }
 

@@ -23,6 +23,8 @@ struct TransformerBlockShape {
   /// Activations and the matrices' working copy: fp32, or fp16 / bf16 on a backend that
   /// computes in them (parameters, gradients, LayerNorm statistics stay fp32)
   ops::DType dtype = ops::DType::fp32;
+  /// The backend whose attention op the block makes (its workspace differs: activation_bytes)
+  ops::BackendKind backend = ops::BackendKind::host;
 };
 
 /// Which dropout masks one forward draws (see ops::DropoutMask). The attention branch's dropout
@@ -79,8 +81,9 @@ class TransformerBlock {
   /// Bytes TransformerBlock(shape, ...) makes, without making one (for memory models), with
   /// T = B_max * S, F = ffn_mult * H and e bytes per activation (4 for fp32, 2 for 16 bits):
   /// e T (16 H + 3 F) for activations and scratch, 4 (4 T + 2 H) for the LayerNorm statistics
-  /// and parameter gradients of one call, and e S^2 (B_max heads + 1) for the attention's
-  /// probabilities and its [S, S] backward scratch (the host attention's AttentionWorkspace).
+  /// and parameter gradients of one call, and the attention op's workspace: on the host e S^2
+  /// (B_max heads + 1), its probabilities and an [S, S] backward scratch (AttentionWorkspace);
+  /// on CUDA 2 e S^2 B_max heads, the probabilities and their gradients.
   /// Throws as the constructor on a bad shape.
   static std::int64_t activation_bytes(const TransformerBlockShape& shape);
 

@@ -56,6 +56,13 @@ class CudaBackendAttention : public TypedBackendPairTest {
   }
 };
 
+// TransformerBlock::activation_bytes counts 2 e S^2 B_max heads for a CUDA block's attention.
+TEST_P(CudaBackendAttention, HoldsTheTwoProbabilityBuffersTheMemoryModelCounts) {
+  const auto op = cuda().make_attention(3, 4, 16, 8, dtype());
+  EXPECT_EQ(op->workspace_bytes(), std::int64_t{2} * 3 * 4 * 16 * 16 *
+                                       static_cast<std::int64_t>(core::dtype_bytes(dtype())));
+}
+
 TEST_P(CudaBackendAttention, OneTokenMatchesHost) {
   check(2, 2, 3, 1, 8, 131);
 }

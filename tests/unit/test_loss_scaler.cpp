@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "kernels/host/host_backend.hpp"
-#include "tests/support/fake_communicator.hpp"
 #include "kernels/ops/loss_scaler.hpp"
 #include "kernels/ops/transfer.hpp"
+#include "tests/support/fake_communicator.hpp"
 
 namespace scaletune::ops {
 namespace {

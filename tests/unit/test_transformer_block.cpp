@@ -322,6 +322,20 @@ TEST(TransformerBlock, SixteenBitActivationBytesKeepStatisticsInFp32) {
   }
 }
 
+TEST(TransformerBlock, CudaActivationBytesCountTheAttentionsTwoProbabilityBuffers) {
+  // CudaAttention holds the probabilities and their gradients, [B heads, S, S] each, where the
+  // host holds the probabilities and one [S, S] scratch. tiny_shape: B 2, 2 heads, S 4.
+  TransformerBlockShape cuda = tiny_shape();
+  cuda.dtype = ops::DType::bf16;
+  cuda.backend = ops::BackendKind::cuda;
+  TransformerBlockShape host_shape = cuda;
+  host_shape.backend = ops::BackendKind::host;
+  const std::int64_t probs = 4 * 4 * 2 * 2;
+  EXPECT_EQ(
+      TransformerBlock::activation_bytes(cuda) - TransformerBlock::activation_bytes(host_shape),
+      2 * (2 * probs - (probs + 4 * 4)));
+}
+
 TEST(TransformerBlock, RejectsBadShapesBuffersAndCallOrder) {
   Case c(tiny_shape());
   TransformerBlockShape odd = tiny_shape();
