@@ -95,6 +95,19 @@ std::vector<int> top_mlp_widths(const job::DlrmOptions& options) {
   return widths;
 }
 
+std::int64_t lookup_generation_bytes(const job::DlrmOptions& options, const ShardingPlan& plan,
+                                     std::int64_t global_batch, int rank) {
+  std::int64_t largest = 0;
+  for (std::size_t t = 0; t < plan.tables.size(); ++t) {
+    const auto lookups =
+        static_cast<std::int64_t>(static_cast<double>(global_batch) * options.tables[t].pooling);
+    const std::int64_t table = (lookups + global_batch + 1) * kIndex;
+    for (const Shard& shard : plan.tables[t].shards)
+      if (shard.rank == rank) largest = std::max(largest, table);
+  }
+  return largest;
+}
+
 DlrmMemory estimate_dlrm_memory(const job::DlrmOptions& options, const RankLayout& layout,
                                 ops::DType table_dtype, ops::DType compute) {
   DlrmMemory m;

@@ -48,6 +48,14 @@ std::vector<int> bottom_mlp_widths(const job::DlrmOptions& options);
 /// Widths of the top MLP: top_mlp_input_width, then top_mlp.
 std::vector<int> top_mlp_widths(const job::DlrmOptions& options);
 
+/// Bytes rank `rank` needs, at least, to draw the lookups of the plan's tables it holds a shard
+/// of for a global batch of `global_batch` samples: make_rank_layout draws a whole table's
+/// lookups at a time (about global_batch x pooling row ids and global_batch + 1 offsets, 8 bytes
+/// each) before it keeps its shards' slices, so the largest such table. Checked against the
+/// budget before the lookups are drawn, since they alone may not fit.
+std::int64_t lookup_generation_bytes(const job::DlrmOptions& options, const ShardingPlan& plan,
+                                     std::int64_t global_batch, int rank);
+
 /// What rank layout.rank allocates for options and layout with tables of `table_dtype` and
 /// MLPs computing in `compute`: Dlrm's buffers, one by one, as the host backend makes them
 /// (buffers of 2 MiB and more in whole 2 MiB huge pages, except the MLPs' activations; the

@@ -182,5 +182,26 @@ TEST(DlrmMemory, APlanOverTheBudgetIsOomBeforeTheModelIsAllocated) {
   }
 }
 
+TEST(DlrmMemory, AGlobalBatchWhoseLookupsAloneExceedTheBudgetIsOomBeforeTheyAreDrawn) {
+  // 2^26 samples of 6 lookups in each of 4 tables: a table's draw alone is 7 x 8 x 2^26 bytes
+  // (3.5 GiB), far above a 64 MiB budget; refused at once, before anything is drawn.
+  SoloCommunicator comm;
+  const std::vector<int> batch = {1 << 26};
+  core::RankContext ctx = context(comm, batch);
+  ctx.memory_budget_bytes = std::int64_t{64} << 20;
+  const job::DlrmSharding sharding{job::ShardingScheme::table_wise, ""};
+  const ShardingPlan plan = make_sharding_plan(sharding, medium_options(), 1);
+  EXPECT_EQ(lookup_generation_bytes(medium_options(), plan, batch[0], 0),
+            (std::int64_t{6} * batch[0] + batch[0] + 1) * 8);
+  try {
+    const Dlrm model(medium_options(), config(job::ShardingScheme::table_wise, batch), ctx);
+    FAIL() << "a global batch of 2^26 samples fitted in 64 MiB";
+  } catch (const core::MemoryBudgetExceeded& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("the lookups of a global batch of 67108864 samples"), std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace scaletune::kernels

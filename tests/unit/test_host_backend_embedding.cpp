@@ -100,6 +100,34 @@ TEST(HostBackendEmbedding, BagBackwardEqualsTheHostSparseGradient) {
   }
 }
 
+// A row-wise shard whose rows no bag looks up: its gradient is [0, D] and updates nothing; a
+// shard of no rows at all pools empty bags to zero.
+TEST(HostBackendEmbedding, BagsThatTouchNoRowGiveAnEmptyGradientTheOptimizersTake) {
+  HostBackend backend;
+  std::vector<float> table = uniform_floats(kRows * kDim, 3);
+  const std::vector<float> before = table;
+  std::vector<float> grad_out = uniform_floats(2 * kDim, 4), out(2 * kDim, 7.0f);
+  std::vector<std::int64_t> no_indices, offsets = {0, 0, 0};
+  const auto op = backend.make_embedding_bag(kRows, kDim, 2, 0, Pooling::kSum);
+  op->forward(tensor_of(table, {kRows, kDim}), tensor_of(no_indices, {0}), tensor_of(offsets, {3}),
+              tensor_of(out, {2, kDim}));
+  EXPECT_EQ(out, std::vector<float>(2 * kDim, 0.0f));
+  const ops::SparseRows grad = op->backward(tensor_of(grad_out, {2, kDim}),
+                                            tensor_of(no_indices, {0}), tensor_of(offsets, {3}));
+  EXPECT_EQ(grad.count, 0);
+  EXPECT_EQ(grad.values.describe(), "[0, 3] fp32");
+  backend.sparse_sgd(tensor_of(table, {kRows, kDim}), grad, 0.5f);
+  std::vector<float> state(kRows, 1.0f);
+  backend.sparse_rowwise_adagrad(tensor_of(table, {kRows, kDim}), tensor_of(state, {kRows}), grad,
+                                 {.lr = 0.5f, .eps = 1e-8f});
+  EXPECT_EQ(table, before);
+  std::vector<float> empty_table;
+  const auto none = backend.make_embedding_bag(0, kDim, 2, 0, Pooling::kSum);
+  none->forward(tensor_of(empty_table, {0, kDim}), tensor_of(no_indices, {0}),
+                tensor_of(offsets, {3}), tensor_of(out, {2, kDim}));
+  EXPECT_EQ(out, std::vector<float>(2 * kDim, 0.0f));
+}
+
 /// The host ops' view of a [kRows, kDim] table of T.
 template <class T>
 auto host_table(std::vector<T>& v) {

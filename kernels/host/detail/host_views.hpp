@@ -33,8 +33,9 @@ inline Tensor2 view2(const char* op, const ops::Tensor& t) {
   if (t.rank() < 2)
     throw std::invalid_argument(std::string(op) + ": tensor " + t.describe() +
                                 ", expected rank >= 2");
-  const auto rows = extent(t, 0);
-  return Tensor2(t.as<float>(), rows, rows == 0 ? 0 : static_cast<std::size_t>(t.numel()) / rows);
+  std::size_t cols = 1;  // from the extents, so [0, D] stays [0, D]
+  for (int i = 1; i < t.rank(); ++i) cols *= extent(t, i);
+  return Tensor2(t.as<float>(), extent(t, 0), cols);
 }
 
 /// [N, F, D] fp32.
