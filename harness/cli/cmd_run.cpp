@@ -22,6 +22,7 @@
 #include "harness/job/sweep.hpp"
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
+#include "harness/mpi/mca_defaults.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "kernels/host/blas_info.hpp"
@@ -39,6 +40,7 @@ class MpiSession {
   // Errors come back as codes, so SCALETUNE_MPI_CHECK can throw them with the call's name
   // (MPI's default handler would abort the launch instead).
   MpiSession(int& argc, char**& argv) {
+    mpi::set_mca_defaults();
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) throw std::runtime_error("MPI_Init failed");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }

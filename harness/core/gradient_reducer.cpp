@@ -47,9 +47,16 @@ void GradientReducer::ready_from(std::size_t first_final) {
   m_comm.progress_started();
 }
 
+// The buckets backward did not start are reduced with the blocking all-reduce once the started
+// ones are done (every rank started the same ones, so the order is the same everywhere): MPI's
+// blocking algorithms beat its non-blocking ones (Open MPI 4.1, 2 ranks on shared memory:
+// MPI_Allreduce of 6 MiB 2.2 ms, MPI_Iallreduce and MPI_Wait 5.9 ms).
 void GradientReducer::finish() {
-  while (m_next < m_buckets) start(m_next++);
   m_comm.wait_started();
+  for (; m_next < m_buckets; ++m_next) {
+    float* bucket = m_grads + begin(m_next);
+    m_comm.all_reduce(bucket, bucket, end(m_next) - begin(m_next), DType::fp32, ReduceOp::sum);
+  }
   m_next = 0;
 }
 

@@ -16,10 +16,11 @@ namespace scaletune::core {
 std::size_t bucket_count(std::size_t count, double bucket_bytes);
 
 /// One step's exchange of [count] fp32 gradients at `grads` (in comm's memory space) summed
-/// over comm's ranks. Without overlap every bucket is reduced in finish(), last bucket first;
-/// with overlap ready_from() starts each bucket (Communicator::start_all_reduce) once backward
-/// has made it final, and finish() starts the rest and waits: the same all-reduces, in the
-/// same order and sizes, only started earlier. Reusable step after step; allocates nothing.
+/// over comm's ranks. Without overlap every bucket is reduced in finish() (blocking
+/// Communicator::all_reduce), last bucket first; with overlap ready_from() starts each bucket
+/// (Communicator::start_all_reduce) once backward has made it final, and finish() waits for them
+/// and reduces the rest: the same all-reduces, in the same order and sizes, only started
+/// earlier. Reusable step after step; allocates nothing.
 class GradientReducer {
  public:
   /// Throws std::invalid_argument when bucket_bytes < 4 (one float). comm and grads must
@@ -32,9 +33,8 @@ class GradientReducer {
   /// the started ones (Communicator::progress_started). Without overlap: nothing.
   void ready_from(std::size_t first_final);
 
-  /// Starts every bucket not yet started, in order, and waits for all of them
-  /// (Communicator::wait_started). Then grads holds the sum over ranks, and the next step may
-  /// begin.
+  /// Waits for the started buckets (Communicator::wait_started), then all-reduces the others
+  /// in order. Then grads holds the sum over ranks, and the next step may begin.
   void finish();
 
   /// Buckets per step.

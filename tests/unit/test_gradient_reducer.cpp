@@ -13,7 +13,8 @@
 namespace scaletune::core {
 namespace {
 
-/// Records every started all-reduce as (offset into `base`, count) and every wait.
+/// Records every started and every blocking all-reduce as (offset into `base`, count), and
+/// every wait.
 class RecordingCommunicator final : public testing_support::FakeCommunicator {
  public:
   explicit RecordingCommunicator(const float* base) : FakeCommunicator(0, 1), m_base(base) {}
@@ -23,6 +24,14 @@ class RecordingCommunicator final : public testing_support::FakeCommunicator {
     EXPECT_EQ(type, DType::fp32);
     EXPECT_EQ(op, ReduceOp::sum);
     log.push_back("start " + std::to_string(static_cast<const float*>(send) - m_base) + "+" +
+                  std::to_string(count));
+  }
+  void all_reduce(const void* send, void* recv, std::size_t count, DType type,
+                  ReduceOp op) override {
+    EXPECT_EQ(send, recv);
+    EXPECT_EQ(type, DType::fp32);
+    EXPECT_EQ(op, ReduceOp::sum);
+    log.push_back("reduce " + std::to_string(static_cast<const float*>(send) - m_base) + "+" +
                   std::to_string(count));
   }
   bool progress_started() override {
@@ -49,7 +58,7 @@ TEST(GradientReducer, BucketsRunFromTheEndToTheFront) {
   reducer.ready_from(0);  // without overlap nothing starts during backward
   EXPECT_TRUE(comm.log.empty());
   reducer.finish();
-  EXPECT_EQ(comm.log, (std::vector<std::string>{"start 6+4", "start 2+4", "start 0+2", "wait"}));
+  EXPECT_EQ(comm.log, (std::vector<std::string>{"wait", "reduce 6+4", "reduce 2+4", "reduce 0+2"}));
 }
 
 TEST(GradientReducer, OverlapStartsEachBucketOnceBackwardHasFinishedIt) {
@@ -66,11 +75,12 @@ TEST(GradientReducer, OverlapStartsEachBucketOnceBackwardHasFinishedIt) {
   reducer.finish();
   EXPECT_EQ(comm.log, (std::vector<std::string>{"start 6+4", "start 2+4", "start 0+2", "wait"}));
   EXPECT_EQ(comm.progress_calls, 4);
-  // The next step starts from the first bucket again; finish() starts what backward left.
+  // The next step starts from the first bucket again; finish() waits for it, then reduces
+  // what backward left.
   comm.log.clear();
   reducer.ready_from(5);
   reducer.finish();
-  EXPECT_EQ(comm.log, (std::vector<std::string>{"start 6+4", "start 2+4", "start 0+2", "wait"}));
+  EXPECT_EQ(comm.log, (std::vector<std::string>{"start 6+4", "wait", "reduce 2+4", "reduce 0+2"}));
 }
 
 TEST(GradientReducer, BucketSmallerThanAFloatIsRefused) {

@@ -355,14 +355,19 @@ TEST(ResNet50Model, StepIsForwardBackwardBarrierAllReduceThenSgd) {
   }
 }
 
-// One rank that logs each started all-reduce as "start <offset>+<count>" (offsets into the
-// model's gradients), each wait, and (through the phase timer's fence) each phase boundary.
+// One rank that logs each all-reduce of a bucket, started or blocking, as "bucket
+// <offset>+<count>" (offsets into the model's gradients), each wait, and (through the phase
+// timer's fence) each phase boundary.
 class StartLoggingCommunicator final : public scaletune::testing_support::FakeCommunicator {
  public:
   StartLoggingCommunicator() : FakeCommunicator(0, 1) {}
   void start_all_reduce(const void* send, void*, std::size_t count, DType, ReduceOp) override {
-    log.push_back("start " + std::to_string(static_cast<const float*>(send) - base) + "+" +
+    log.push_back("bucket " + std::to_string(static_cast<const float*>(send) - base) + "+" +
                   std::to_string(count));
+  }
+  void all_reduce(const void* send, void* recv, std::size_t count, DType type,
+                  ReduceOp op) override {
+    start_all_reduce(send, recv, count, type, op);
   }
   void wait_started() override { log.push_back("wait"); }
   void barrier() override { log.push_back("barrier"); }
@@ -387,7 +392,7 @@ std::vector<std::string> logged_step(bool overlap) {
 std::vector<std::string> starts(const std::vector<std::string>& log) {
   std::vector<std::string> out;
   for (const std::string& e : log)
-    if (e.rfind("start", 0) == 0) out.push_back(e);
+    if (e.rfind("bucket", 0) == 0) out.push_back(e);
   return out;
 }
 
@@ -401,7 +406,7 @@ TEST(ResNet50Model, OverlapStartsTheSameBucketsWhileBackwardRuns) {
   // (and the barrier); with overlap the first buckets start before it.
   const auto first_start = [](const std::vector<std::string>& log) {
     return std::find_if(log.begin(), log.end(),
-                        [](const std::string& e) { return e.rfind("start", 0) == 0; }) -
+                        [](const std::string& e) { return e.rfind("bucket", 0) == 0; }) -
            log.begin();
   };
   const auto bwd_fence = [](const std::vector<std::string>& log) {

@@ -22,8 +22,9 @@
 namespace scaletune::kernels {
 namespace {
 
-/// One rank: all-reduces are the identity; each started bucket is recorded with its values at
-/// the start and at the wait.
+/// One rank: all-reduces are the identity; each bucket is recorded with its values at the start
+/// and at the wait (a blocking all-reduce of a bucket: the same values); other all-reduces are
+/// not recorded.
 class RecordingCommunicator : public testing_support::FakeCommunicator {
  public:
   struct Bucket {
@@ -34,7 +35,12 @@ class RecordingCommunicator : public testing_support::FakeCommunicator {
 
   RecordingCommunicator() : FakeCommunicator(0, 1) {}
 
-  void all_reduce(const void*, void*, std::size_t, core::DType, core::ReduceOp) override {}
+  void all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
+                  core::ReduceOp op) override {
+    if (type != core::DType::fp32) return;  // the loss, not a gradient bucket
+    start_all_reduce(send, recv, count, type, op);
+    buckets.back().at_wait = buckets.back().at_start;
+  }
   void start_all_reduce(const void* send, void*, std::size_t count, core::DType,
                         core::ReduceOp) override {
     const auto* data = static_cast<const float*>(send);
