@@ -158,53 +158,38 @@ template <std::size_t W, class T>
 }
 
 #ifdef SCALETUNE_HOST_X86_VARIANTS
-/// pool_block<W> for fp16 tables with F16C's conversion (VCVTPH2PS: exact, 8 values an
-/// instruction, where Eigen's is bit arithmetic) into W / 8 ymm accumulators: the same sums in
-/// the same order from +0, then the same scaling, so the same bits. (A signalling NaN comes out
-/// of VCVTPH2PS quiet and out of Eigen signalling; the first addition quiets it either way.)
-/// Compiled for AVX2 and run by the AVX-512 variant too: at 64 columns it keeps pace with bf16's
-/// zero-extend and shift in zmm registers (measured), and one function serves both.
-template <std::size_t W>
-[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_fp16_block_f16c(
-    const ForwardArgs<Eigen::half>& args, std::size_t b, std::size_t col) {
-  static_assert(W % 8 == 0, "whole 8-value conversions");
-  __m256 acc[W / 8];
-  for (__m256& a : acc) a = _mm256_setzero_ps();
-  const std::int64_t begin = args.offsets[b], end = args.offsets[b + 1];
-  for (std::int64_t k = begin; k < end; ++k) {
-    if (col == 0) prefetch_ahead(args, k);
-    const Eigen::half* row = row_of_lookup(args, k) + col;
-    for (std::size_t v = 0; v < W / 8; ++v) {
-      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * v));
-      acc[v] = _mm256_add_ps(acc[v], _mm256_cvtph_ps(bits));
-    }
-  }
-  const __m256 scale = _mm256_set1_ps(bag_scale(args.mode, begin, end));
-  float* out = args.out + b * args.out_stride + col;
-  for (std::size_t v = 0; v < W / 8; ++v)
-    _mm256_storeu_ps(out + 8 * v, _mm256_mul_ps(acc[v], scale));
+/// 8 fp16 values as fp32 with F16C's VCVTPH2PS (exact, where Eigen's conversion is bit
+/// arithmetic). A signalling NaN comes out quiet (Eigen's: signalling); the first addition
+/// quiets it either way.
+[[gnu::target(SCALETUNE_TARGET_AVX2), gnu::always_inline]] inline __m256 widen8(
+    const Eigen::half* values) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values)));
 }
 
-/// pool_block<W> for bf16 tables in the AVX2 variant, widened 8 values at a time (zero-extend to
-/// 32 bits, shift left by 16: exact, as widen) into W / 8 ymm accumulators: the same sums in the
-/// same order, so the same bits. GCC's own vectorisation of pool_block for bf16 in ymm registers
-/// ran 1.0 to 1.2 times as long as fp32 per lookup (BM_HalfVsFp32Forward, AMD EPYC, dims 64 and
-/// 128); the AVX-512 variant's in zmm registers keeps pace and stays.
-template <std::size_t W>
-[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_bf16_block_avx2(
-    const ForwardArgs<Eigen::bfloat16>& args, std::size_t b, std::size_t col) {
+/// 8 bf16 values as fp32: zero-extended to 32 bits and shifted left by 16 (exact, as widen).
+[[gnu::target(SCALETUNE_TARGET_AVX2), gnu::always_inline]] inline __m256 widen8(
+    const Eigen::bfloat16* values) {
+  const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+}
+
+/// pool_block<W> for 16-bit tables, 8 values widened at a time (widen8) into W / 8 ymm
+/// accumulators: the same sums in the same order from +0, then the same scaling, so the same
+/// bits. fp16: compiled for AVX2 and run by the AVX-512 variant too (at 64 columns it keeps pace
+/// with bf16's zero-extend and shift in zmm registers, measured). bf16: the AVX2 variant only,
+/// where GCC's own vectorisation of pool_block in ymm registers ran 1.0 to 1.2 times as long as
+/// fp32 per lookup (BM_HalfVsFp32Forward, AMD EPYC, dims 64 and 128) and this 0.71 to 0.92.
+template <std::size_t W, class T>
+[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_16bit_block_ymm(const ForwardArgs<T>& args,
+                                                                 std::size_t b, std::size_t col) {
   static_assert(W % 8 == 0, "whole 8-value conversions");
   __m256 acc[W / 8];
   for (__m256& a : acc) a = _mm256_setzero_ps();
   const std::int64_t begin = args.offsets[b], end = args.offsets[b + 1];
   for (std::int64_t k = begin; k < end; ++k) {
     if (col == 0) prefetch_ahead(args, k);
-    const Eigen::bfloat16* row = row_of_lookup(args, k) + col;
-    for (std::size_t v = 0; v < W / 8; ++v) {
-      const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 8 * v));
-      const __m256i wide = _mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16);
-      acc[v] = _mm256_add_ps(acc[v], _mm256_castsi256_ps(wide));
-    }
+    const T* row = row_of_lookup(args, k) + col;
+    for (std::size_t v = 0; v < W / 8; ++v) acc[v] = _mm256_add_ps(acc[v], widen8(row + 8 * v));
   }
   const __m256 scale = _mm256_set1_ps(bag_scale(args.mode, begin, end));
   float* out = args.out + b * args.out_stride + col;
@@ -220,12 +205,10 @@ template <HostIsa I, std::size_t W, class T>
 [[gnu::always_inline]] inline void pool_columns(const ForwardArgs<T>& args, std::size_t b,
                                                 std::size_t col) {
 #ifdef SCALETUNE_HOST_X86_VARIANTS
-  if constexpr (I != HostIsa::kBaseline && std::is_same_v<T, Eigen::half> && W % 8 == 0) {
-    pool_fp16_block_f16c<W>(args, b, col);
-    return;
-  }
-  if constexpr (I == HostIsa::kAvx2 && std::is_same_v<T, Eigen::bfloat16> && W % 8 == 0) {
-    pool_bf16_block_avx2<W>(args, b, col);
+  constexpr bool fp16 = I != HostIsa::kBaseline && std::is_same_v<T, Eigen::half>;
+  constexpr bool bf16 = I == HostIsa::kAvx2 && std::is_same_v<T, Eigen::bfloat16>;
+  if constexpr ((fp16 || bf16) && W % 8 == 0) {
+    pool_16bit_block_ymm<W>(args, b, col);
     return;
   }
 #endif
