@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "harness/core/phase_timer.hpp"
-#include "harness/core/workload_registry.hpp"
 #include "harness/device/cuda_context.hpp"
 #include "harness/device/cuda_device.hpp"
 #include "harness/job/job_parser.hpp"
@@ -24,7 +23,7 @@
 #include "harness/nccl/nccl_communicator.hpp"
 #include "kernels/dlrm/dlrm.hpp"
 #include "kernels/resnet50.hpp"
-#include "kernels/workloads.hpp"
+#include "tests/device/workload_step_support.hpp"
 
 namespace scaletune::nccl {
 namespace {
@@ -71,20 +70,7 @@ ranks = [)") +
 std::unique_ptr<core::Workload> make(const std::string& text, std::size_t index,
                                      core::Communicator& comm, core::Device* device) {
   const job::JobSpec job = job::parse_job_text(text, "nccl-training.toml");
-  const job::Config config = job::expand_sweep(job).at(index);
-  const auto rank = static_cast<std::size_t>(comm.rank());
-  core::RankContext ctx;
-  ctx.comm = &comm;
-  ctx.per_rank_batch = config.per_rank_batch.at(rank);
-  ctx.global_batch = config.global_batch;
-  for (std::size_t r = 0; r < rank; ++r) ctx.sample_offset += config.per_rank_batch[r];
-  ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
-  ctx.overlap = job.comm.overlap;
-  ctx.seed = job.run.seed;
-  ctx.device = device;
-  core::WorkloadRegistry registry;
-  kernels::register_workloads(registry);
-  return registry.entry(config.workload).factory(job.workload, config, ctx);
+  return device::testing::make_workload(job, job::expand_sweep(job).at(index), comm, device);
 }
 
 void two_steps(core::Workload& workload, core::Device* device, core::Communicator& comm) {

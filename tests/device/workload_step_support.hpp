@@ -73,6 +73,28 @@ struct StepResult {
   }
 };
 
+/// The workload of configuration `config` of `job` on rank comm.rank() of `comm`, on `device`
+/// (nullptr: the host backend), with the RankContext the runner gives that rank (its batch and
+/// first sample, seed, bucket size, overlap; no memory budget).
+inline std::unique_ptr<core::Workload> make_workload(const job::JobSpec& job,
+                                                     const job::Config& config,
+                                                     core::Communicator& comm,
+                                                     core::Device* device) {
+  const auto rank = static_cast<std::size_t>(comm.rank());
+  core::RankContext ctx;
+  ctx.comm = &comm;
+  ctx.per_rank_batch = config.per_rank_batch.at(rank);
+  ctx.global_batch = config.global_batch;
+  for (std::size_t r = 0; r < rank; ++r) ctx.sample_offset += config.per_rank_batch[r];
+  ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
+  ctx.overlap = job.comm.overlap;
+  ctx.seed = job.run.seed;
+  ctx.device = device;
+  core::WorkloadRegistry registry;
+  kernels::register_workloads(registry);
+  return registry.entry(config.workload).factory(job.workload, config, ctx);
+}
+
 /// Builds configuration `config_index` of the job text `toml` (its [sweep] must give one rank)
 /// on `device` (nullptr: the host backend), with a SingleRankCommunicator in the device's memory
 /// and the RankContext the runner gives rank 0 (batch, seed, bucket size, overlap), runs `steps`
@@ -92,18 +114,7 @@ inline StepResult run_steps(const std::string& toml, std::size_t config_index, c
   auto* cuda = dynamic_cast<CudaContext*>(device);
   SingleRankCommunicator comm =
       cuda != nullptr ? SingleRankCommunicator(*cuda) : SingleRankCommunicator();
-  core::RankContext ctx;
-  ctx.comm = &comm;
-  ctx.per_rank_batch = config.per_rank_batch[0];
-  ctx.global_batch = config.global_batch;
-  ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
-  ctx.overlap = job.comm.overlap;
-  ctx.seed = job.run.seed;
-  ctx.device = device;
-  core::WorkloadRegistry registry;
-  kernels::register_workloads(registry);
-  const std::unique_ptr<core::Workload> workload =
-      registry.entry(config.workload).factory(job.workload, config, ctx);
+  const std::unique_ptr<core::Workload> workload = make_workload(job, config, comm, device);
   StepResult result;
   result.initial_parameters = probe.parameters(*workload);
   core::PhaseTimer timer(workload->phase_names(), 1, [device] {
