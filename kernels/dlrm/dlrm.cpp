@@ -45,13 +45,10 @@ RankLayout layout_for(const job::DlrmOptions& options, const job::DlrmSharding& 
   const ShardingPlan plan = make_sharding_plan(sharding, options, ctx.comm->size());
   std::int64_t global_batch = 0;
   for (const int b : per_rank_batch) global_batch += b;
-  const std::int64_t lookups =
-      lookup_generation_bytes(options, plan, global_batch, ctx.comm->rank());
-  if (ctx.memory_budget_bytes > 0 && lookups > ctx.memory_budget_bytes)
-    throw core::MemoryBudgetExceeded(
-        "sharding " + plan.name + ": the lookups of a global batch of " +
-        std::to_string(global_batch) + " samples need about " + core::format_bytes(lookups) +
-        " before the model, more than the rank's " + core::format_bytes(ctx.memory_budget_bytes));
+  core::check_memory_budget(lookup_generation_bytes(options, plan, global_batch, ctx.comm->rank()),
+                            ctx.memory_budget_bytes,
+                            "sharding " + plan.name + ": the lookups of a global batch of " +
+                                std::to_string(global_batch) + " samples, before the model");
   return make_rank_layout(options, plan, per_rank_batch, ctx.comm->rank(), ctx.seed);
 }
 

@@ -100,11 +100,9 @@ ShardedEmbeddings::ShardedEmbeddings(const job::DlrmOptions& options, const Rank
       std::iota(ids.begin(), ids.end(), std::int64_t{0});
       state.all_rows = upload_indices(ledger, name + ".rows", ids);
     }
-    if (rows > 0) {  // a row-wise shard of a table with fewer rows than ranks may hold none
-      state.bag = m_backend.make_embedding_bag(rows, static_cast<int>(cols), static_cast<int>(bags),
-                                               lookups, ops::Pooling::kSum);
-      ledger.count(name + ".bag_workspace", state.bag->workspace_bytes());
-    }
+    state.bag = m_backend.make_embedding_bag(rows, static_cast<int>(cols), static_cast<int>(bags),
+                                             lookups, ops::Pooling::kSum);
+    ledger.count(name + ".bag_workspace", state.bag->workspace_bytes());
     m_shards.push_back(std::move(state));
     init_table(m_shards.size() - 1, seed);
   }
@@ -132,12 +130,8 @@ void ShardedEmbeddings::init_table(std::size_t i, std::uint64_t seed) {
 }
 
 void ShardedEmbeddings::forward() {
-  for (ShardState& state : m_shards) {
-    if (state.bag)
-      state.bag->forward(state.table, state.indices, state.offsets, state.pooled);
-    else
-      m_backend.fill(state.pooled, 0.0f);  // no rows: every bag is empty
-  }
+  for (ShardState& state : m_shards)
+    state.bag->forward(state.table, state.indices, state.offsets, state.pooled);
   for_each_exchange_block(
       [&](const ops::Tensor& rows, const ops::Tensor& block) { m_backend.copy(rows, block); });
 }
@@ -219,7 +213,6 @@ void ShardedEmbeddings::backward() {
   for_each_exchange_block(
       [&](const ops::Tensor& rows, const ops::Tensor& block) { m_backend.copy(block, rows); });
   for (ShardState& state : m_shards) {
-    if (!state.bag) continue;
     state.grad = state.bag->backward(state.pooled, state.indices, state.offsets);
     if (!state.dense_grad.defined()) continue;
     m_backend.fill(state.dense_grad, 0.0f);
@@ -247,7 +240,6 @@ void ShardedEmbeddings::apply_optimizer(ShardState& state, const ops::SparseRows
 
 void ShardedEmbeddings::optimizer_step() {
   for (ShardState& state : m_shards) {
-    if (!state.bag) continue;
     if (!state.dense_grad.defined()) {
       apply_optimizer(state, state.grad);
       continue;
