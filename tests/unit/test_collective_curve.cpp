@@ -16,18 +16,12 @@
 #include <vector>
 
 #include "autotune/collective_curve.hpp"
+#include "tests/support/collective_rows.hpp"
 
 namespace scaletune::autotune {
 namespace {
 
-CollectiveRow row(const std::string& op, int ranks, std::int64_t bytes, double time_us) {
-  CollectiveRow r;
-  r.op = op;
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.time_us = time_us;
-  return r;
-}
+using testing_support::collective_row;
 
 TEST(CollectiveCurve, RecoversTheCurveItWasSampledFrom) {
   const CollectiveCurve truth{.op = "all_reduce",
@@ -43,7 +37,8 @@ TEST(CollectiveCurve, RecoversTheCurveItWasSampledFrom) {
   std::vector<CollectiveRow> rows;
   for (int e = 3; e <= 33; ++e) {
     const auto bytes = std::int64_t{1} << e;
-    rows.push_back(row("all_reduce", 8, bytes, truth.time_us(static_cast<double>(bytes))));
+    rows.push_back(
+        collective_row("all_reduce", 8, bytes, truth.time_us(static_cast<double>(bytes))));
   }
   const CollectiveCurve fit = fit_collective_curve(rows);
   EXPECT_NEAR(fit.bus_factor, 1.75, 1e-12);
@@ -56,10 +51,11 @@ TEST(CollectiveCurve, RecoversTheCurveItWasSampledFrom) {
 }
 
 TEST(CollectiveCurve, RefusesRowsItCannotFit) {
-  std::vector<CollectiveRow> rows = {row("all_reduce", 2, 8, 5), row("all_reduce", 2, 16, 5),
-                                     row("all_reduce", 2, 32, 6)};
+  std::vector<CollectiveRow> rows = {collective_row("all_reduce", 2, 8, 5),
+                                     collective_row("all_reduce", 2, 16, 5),
+                                     collective_row("all_reduce", 2, 32, 6)};
   EXPECT_THROW(fit_collective_curve(rows), std::invalid_argument);  // 3 sizes
-  rows.push_back(row("all_gather", 2, 64, 7));
+  rows.push_back(collective_row("all_gather", 2, 64, 7));
   try {
     fit_collective_curve(rows);
     FAIL() << "mixed ops fitted";
@@ -68,7 +64,7 @@ TEST(CollectiveCurve, RefusesRowsItCannotFit) {
               std::string::npos)
         << e.what();
   }
-  rows.back() = row("all_reduce", 2, 0, 7);
+  rows.back() = collective_row("all_reduce", 2, 0, 7);
   EXPECT_THROW(fit_collective_curve(rows), std::invalid_argument);  // 0 bytes
 }
 

@@ -20,19 +20,11 @@ class RecordingCommunicator final : public testing_support::FakeCommunicator {
   explicit RecordingCommunicator(const float* base) : FakeCommunicator(0, 1), m_base(base) {}
   void start_all_reduce(const void* send, void* recv, std::size_t count, DType type,
                         ReduceOp op) override {
-    EXPECT_EQ(send, recv);
-    EXPECT_EQ(type, DType::fp32);
-    EXPECT_EQ(op, ReduceOp::sum);
-    log.push_back("start " + std::to_string(static_cast<const float*>(send) - m_base) + "+" +
-                  std::to_string(count));
+    record("start ", send, recv, count, type, op);
   }
   void all_reduce(const void* send, void* recv, std::size_t count, DType type,
                   ReduceOp op) override {
-    EXPECT_EQ(send, recv);
-    EXPECT_EQ(type, DType::fp32);
-    EXPECT_EQ(op, ReduceOp::sum);
-    log.push_back("reduce " + std::to_string(static_cast<const float*>(send) - m_base) + "+" +
-                  std::to_string(count));
+    record("reduce ", send, recv, count, type, op);
   }
   bool progress_started() override {
     ++progress_calls;
@@ -44,6 +36,15 @@ class RecordingCommunicator final : public testing_support::FakeCommunicator {
   int progress_calls = 0;
 
  private:
+  void record(const char* kind, const void* send, const void* recv, std::size_t count, DType type,
+              ReduceOp op) {
+    EXPECT_EQ(send, recv);
+    EXPECT_EQ(type, DType::fp32);
+    EXPECT_EQ(op, ReduceOp::sum);
+    log.push_back(kind + std::to_string(static_cast<const float*>(send) - m_base) + "+" +
+                  std::to_string(count));
+  }
+
   const float* m_base;
 };
 

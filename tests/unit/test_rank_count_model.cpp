@@ -12,17 +12,14 @@
 #include <vector>
 
 #include "autotune/rank_count_model.hpp"
+#include "tests/support/collective_rows.hpp"
 
 namespace scaletune::autotune {
 namespace {
 
+/// An all-reduce row.
 CollectiveRow row(int ranks, std::int64_t bytes, double time_us) {
-  CollectiveRow r;
-  r.op = "all_reduce";
-  r.ranks = ranks;
-  r.bytes = bytes;
-  r.time_us = time_us;
-  return r;
+  return testing_support::collective_row("all_reduce", ranks, bytes, time_us);
 }
 
 TEST(RankCountModel, RecoversTheCoefficientsItWasSampledFrom) {
