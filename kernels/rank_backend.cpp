@@ -3,6 +3,8 @@
 #include <stdexcept>
 
 #include "harness/core/dtype.hpp"
+#include "kernels/describe/describing_backend.hpp"
+#include "kernels/describe/describing_device.hpp"
 #include "kernels/host/host_backend.hpp"
 #ifdef SCALETUNE_ENABLE_CUDA
 #include "harness/device/cuda_context.hpp"
@@ -12,6 +14,8 @@
 namespace scaletune::kernels {
 
 std::unique_ptr<ops::Backend> make_backend(const core::RankContext& ctx) {
+  if (const auto* described = dynamic_cast<const describe::DescribingDevice*>(ctx.device))
+    return std::make_unique<describe::DescribingBackend>(described->kind(), described->recorder());
   if (ctx.device == nullptr || ctx.device->kind() != core::DeviceKind::cuda)
     return std::make_unique<HostBackend>();
 #ifdef SCALETUNE_ENABLE_CUDA

@@ -10,9 +10,10 @@
 
 namespace scaletune::kernels {
 
-/// The backend a workload of this rank runs its ops on: the CUDA backend on ctx.device when it
-/// is a CUDA device (a device::CudaContext; builds with CUDA), the host backend otherwise
-/// (ctx.device null or a host device). The backend must not outlive ctx.device. Throws
+/// The backend a workload of this rank runs its ops on: the describing backend when ctx.device
+/// is a describe::DescribingDevice (a step described, not run), the CUDA backend on ctx.device
+/// when it is a CUDA device (a device::CudaContext; builds with CUDA), the host backend
+/// otherwise (ctx.device null or a host device). The backend must not outlive ctx.device. Throws
 /// std::invalid_argument for a CUDA device in a build without CUDA, std::bad_cast for a CUDA
 /// device that is not a device::CudaContext.
 std::unique_ptr<ops::Backend> make_backend(const core::RankContext& ctx);

@@ -103,11 +103,7 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
   const ops::DType dtype = compute_dtype(*m_backend, precision);
   m_ledger = std::make_unique<ops::MemoryLedger>(*m_backend, ctx.memory_budget_bytes);
   m_params = std::make_unique<detail::ParameterArena>(*m_ledger, total_parameters(layers), dtype);
-  std::vector<float> initial(static_cast<std::size_t>(m_params->count()));
-  detail::init_parameters(layers, ctx.seed, initial);
-  ops::upload_floats(*m_backend, m_params->values(), initial);
-  if (m_params->compute_values().dtype() != ops::DType::fp32)
-    m_backend->copy(m_params->values(), m_params->compute_values());
+  if (ops::holds_values(*m_backend)) initialise_parameters(layers);
   core::Communicator* sync = options.sync_batch_norm ? ctx.comm : nullptr;
   m_network = std::make_unique<detail::ResNet50Network>(plan, ctx.per_rank_batch, sync, *m_params,
                                                         *m_ledger, dtype);
@@ -123,10 +119,19 @@ ResNet50::ResNet50(const job::ResNet50Options& options, const core::RankContext&
   const int s = options.image_size;
   m_images = m_ledger->make("images", dtype, {ctx.per_rank_batch, 3, s, s});
   m_labels = m_ledger->make("labels", ops::DType::int32, {ctx.per_rank_batch});
+  if (!ops::holds_values(*m_backend)) return;
   const detail::SyntheticBatch batch = detail::synthetic_batch(
       ctx.seed, ctx.sample_offset, ctx.per_rank_batch, options.num_classes, s);
   ops::upload_floats(*m_backend, m_images, batch.images);
   ops::upload_ints(*m_backend, m_labels, batch.labels);
+}
+
+void ResNet50::initialise_parameters(const std::vector<LayerSpec>& layers) {
+  std::vector<float> initial(static_cast<std::size_t>(m_params->count()));
+  detail::init_parameters(layers, m_ctx.seed, initial);
+  ops::upload_floats(*m_backend, m_params->values(), initial);
+  if (m_params->compute_values().dtype() != ops::DType::fp32)
+    m_backend->copy(m_params->values(), m_params->compute_values());
 }
 
 ResNet50::~ResNet50() = default;

@@ -154,6 +154,9 @@ class ResNet50 final : public core::Workload {
  private:
   /// 1 / global_batch: the loss and its gradient are shares of the global mean.
   float loss_scale() const;
+  /// Draws the initial weights of `layers` (detail::init_parameters) into the parameters and
+  /// their 16-bit working copy.
+  void initialise_parameters(const std::vector<LayerSpec>& layers);
   /// The flat fp32 buffer `t` as a host span; throws std::logic_error on a device backend.
   std::span<float> host_span(const ops::Tensor& t) const;
 

@@ -11,6 +11,7 @@
 
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/mpi_session.hpp"
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/run_backend.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -22,7 +23,6 @@
 #include "harness/job/sweep.hpp"
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
-#include "harness/mpi/mca_defaults.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "kernels/host/blas_info.hpp"
@@ -33,21 +33,6 @@ namespace scaletune::cli {
 namespace {
 
 constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]";
-
-// MPI for the lifetime of a run; finalised on every path out.
-class MpiSession {
- public:
-  // Errors come back as codes, so SCALETUNE_MPI_CHECK can throw them with the call's name
-  // (MPI's default handler would abort the launch instead).
-  MpiSession(int& argc, char**& argv) {
-    mpi::set_mca_defaults();
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) throw std::runtime_error("MPI_Init failed");
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  }
-  ~MpiSession() { MPI_Finalize(); }
-  MpiSession(const MpiSession&) = delete;
-  MpiSession& operator=(const MpiSession&) = delete;
-};
 
 // Rank 0 reads the job file; every rank gets its text. When rank 0 cannot read it, rank 0
 // rethrows its JobError and the other ranks throw one of their own (only rank 0 prints).

@@ -52,6 +52,33 @@ usage:
                                                       per submission) into /configs of FILE.h5, one
                                                       configuration per row; rows repeating an
                                                       earlier round are dropped
+  scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]
+                                                      each rank's ops and collectives of one step
+                                                      of every configuration, described without
+                                                      running it (no model allocated, any rank
+                                                      count); --world: at N ranks instead of the
+                                                      sweep's; --ops: every compute op, not only
+                                                      the totals between collectives; --device:
+                                                      as on that kind (default: the job's)
+  scaletune profile [--out PROFILE.h5] [--jobs JOB.toml,...]
+                                                      under mpirun/srun: time every op kind the
+                                                      workloads use over a grid of shapes (and the
+                                                      jobs' own shapes) on each rank's device into
+                                                      /ops, then the collectives over sizes on
+                                                      2..W ranks into /collectives (default
+                                                      results/profile.h5; never overwritten)
+  scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
+                                                      fit op models (affine or power law in the
+                                                      shape, chosen by cross-validation) and
+                                                      collective models (three-region curves per
+                                                      rank count, alpha-beta across rank counts);
+                                                      prints each with its held-out error
+  scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
+                    [--compare RESULTS.h5,...] [--device host|cuda]
+                                                      predict each configuration's step time
+                                                      from its described step along each rank's
+                                                      critical path; --compare: against measured
+                                                      results, with the geomean error
   scaletune --help | --version
 
 exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),
@@ -61,11 +88,9 @@ Job-file keys and the result layout: README.md, results/README.md.
 
 const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
   static const std::map<std::string, std::function<int(int, char**)>> table = {
-      {"run", run_command},
-      {"plan", plan_command},
-      {"inspect", inspect_command},
-      {"autotune", autotune_command},
-      {"import", import_command}};
+      {"run", run_command},           {"plan", plan_command},     {"inspect", inspect_command},
+      {"autotune", autotune_command}, {"import", import_command}, {"trace", trace_command},
+      {"profile", profile_command},   {"fit", fit_command},       {"predict", predict_command}};
   return table;
 }
 
@@ -96,7 +121,9 @@ int main(int argc, char** argv) {
   if (it == subcommands().end()) {
     std::cerr << "scaletune: "
               << (first.empty() ? "no command given" : "unknown command '" + first + "'")
-              << "; expected one of run, plan, inspect, autotune, import, --help, --version\n";
+              << "; expected one of run, plan, inspect, autotune, import, trace, profile, fit, "
+                 "predict, --help, "
+                 "--version\n";
     return kBadInput;
   }
   return it->second(argc, argv);

@@ -19,5 +19,19 @@ int autotune_command(int argc, char** argv);
 /// /collectives of a new or an existing result file; scaletune import mlperf FILE.csv --out
 /// FILE.h5: one configuration per MLPerf Training result row.
 int import_command(int argc, char** argv);
+/// scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]: each rank's ops and
+/// collectives of one step of every configuration, described without running it.
+int trace_command(int argc, char** argv);
+/// scaletune profile [--out PROFILE.h5] [--jobs JOB.toml,...]: under mpirun/srun, times every
+/// op kind over a grid of shapes (and the jobs' own) on each rank's device into /ops, then the
+/// collectives on 2..W ranks into /collectives.
+int profile_command(int argc, char** argv);
+/// scaletune fit PROFILE.h5... --out MODEL.h5: op and collective models with their held-out
+/// errors.
+int fit_command(int argc, char** argv);
+/// scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5] [--compare
+/// RESULTS.h5,...] [--device host|cuda]: each configuration's step time along its ranks'
+/// critical paths.
+int predict_command(int argc, char** argv);
 
 }  // namespace scaletune::cli

@@ -45,6 +45,7 @@ void PhaseTimer::mark(std::size_t phase) {
   if (phase >= m_names.size())
     throw std::out_of_range("PhaseTimer: phase " + std::to_string(phase) + " of " +
                             std::to_string(m_names.size()));
+  if (m_observer) m_observer(phase);
   if (!m_recording) return;
   m_fence();
   const auto now = Clock::now();

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace scaletune::core {
@@ -30,8 +31,14 @@ class PhaseTimer {
   /// Ends the current iteration (fences, reads the clock); returns its wall time, s.
   double end_iteration();
   /// Stops the clock for the phase running since the previous mark (or since the iteration
-  /// began) and charges that span to `phase`. Fences first.
+  /// began) and charges that span to `phase`. Fences first. Calls the mark observer, if any,
+  /// whether or not an iteration is timed.
   void mark(std::size_t phase);
+  /// Calls `observer(phase)` at every mark from now on (a step's description charges its
+  /// events to phases this way); an empty function removes it.
+  void set_mark_observer(std::function<void(std::size_t)> observer) {
+    m_observer = std::move(observer);
+  }
 
   const std::vector<std::string>& phase_names() const { return m_names; }
   /// [iterations * phases], row-major, s.
@@ -44,6 +51,7 @@ class PhaseTimer {
   std::vector<double> m_phase_s;
   std::vector<double> m_iter_s;
   std::function<void()> m_fence;
+  std::function<void(std::size_t)> m_observer;
   std::size_t m_iter = 0;
   bool m_recording = false;
   Clock::time_point m_iter_start{};

@@ -10,6 +10,7 @@
 
 #include "harness/core/host_device.hpp"
 #include "harness/core/memory_budget.hpp"
+#include "harness/core/rank_context.hpp"
 #include "harness/core/stats.hpp"
 #include "harness/job/device_selection.hpp"
 #include "harness/job/sweep.hpp"
@@ -30,12 +31,8 @@ namespace {
 // memory (cuda) or this rank's share of the host's available memory; bytes.
 std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int world_rank, MPI_Comm native,
                                  const RankTarget& target) {
-  const std::vector<double>& gib = devices.memory_gib;
-  if (!gib.empty()) {
-    const double value =
-        gib.size() == 1 ? gib.front() : gib.at(static_cast<std::size_t>(world_rank));
-    return static_cast<std::int64_t>(value * static_cast<double>(1LL << 30));
-  }
+  if (const std::int64_t configured = core::configured_memory_bytes(devices, world_rank))
+    return configured;
   if (target.device_kind == core::DeviceKind::cuda && target.device != nullptr)
     return target.device->memory_free_bytes() / 10 * 9;
   return core::host_memory_budget_bytes(node_placement(native).local_size);
@@ -44,18 +41,7 @@ std::int64_t memory_budget_bytes(const job::DevicesSpec& devices, int world_rank
 core::RankContext rank_context(const job::JobSpec& job, const job::Config& config,
                                core::Communicator& comm, MPI_Comm native, int world_rank,
                                const RankTarget& target) {
-  const auto r = static_cast<std::size_t>(comm.rank());
-  const auto& prb = config.per_rank_batch;
-  core::RankContext ctx;
-  ctx.comm = &comm;
-  // An empty split (batch_split proportional/auto) is left to the workload: 0 and 0.
-  ctx.per_rank_batch = prb.empty() ? 0 : prb.at(r);
-  ctx.global_batch = config.global_batch;
-  ctx.sample_offset =
-      prb.empty() ? 0 : std::accumulate(prb.begin(), prb.begin() + static_cast<long>(r), 0);
-  ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
-  ctx.overlap = job.comm.overlap;
-  ctx.seed = job.run.seed;
+  core::RankContext ctx = core::rank_context(job, config, comm);
   ctx.memory_budget_bytes = memory_budget_bytes(job.devices, world_rank, native, target);
   ctx.device = target.device;
   return ctx;

@@ -7,6 +7,7 @@
 #include "harness/results/detail/config_io.hpp"
 #include "harness/results/detail/file_access.hpp"
 #include "harness/results/detail/h5_group.hpp"
+#include "harness/results/detail/op_table.hpp"
 #include "harness/results/detail/provenance_io.hpp"
 #include "harness/results/detail/system_io.hpp"
 
@@ -74,6 +75,11 @@ void ResultWriter::write_config(const ConfigResult& config) {
 
 void ResultWriter::append_collectives(const std::vector<CollectiveResult>& rows) {
   detail::append_collective_rows(m_impl->m_file.id(), m_impl->root(), rows);
+  m_impl->flush();
+}
+
+void ResultWriter::write_ops(const std::vector<OpTiming>& rows) {
+  detail::write_op_rows(m_impl->m_file.id(), m_impl->root(), rows);
   m_impl->flush();
 }
 

@@ -61,6 +61,10 @@ class ResultWriter {
   /// without chunking), or an HDF5 call fails.
   void append_collectives(const std::vector<CollectiveResult>& rows);
 
+  /// Writes the /ops table of an op profile (fields and units in results/README.md), then
+  /// flushes. Throws ResultError naming /ops when the file has one already or HDF5 fails.
+  void write_ops(const std::vector<OpTiming>& rows);
+
   /// Ids of the stored configurations whose status is ok, in increasing id order: the ones
   /// `scaletune run --resume` skips.
   std::vector<std::string> ok_config_ids() const;
@@ -85,7 +89,7 @@ class ResultWriter {
 /// naming /configs/<id>/embedding/<dataset> when one is missing, has another shape or another
 /// type class (an int64 dataset stored as float64, ...), and naming /collectives
 /// when it is not a one-dimensional compound table with every field of CollectiveResult under
-/// its DESIGN.md name and type class.
+/// its DESIGN.md name and type class, and naming /ops when it lacks a field of OpTiming.
 ResultSet read_results(const std::string& path);
 
 }  // namespace scaletune::results

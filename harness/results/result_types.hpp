@@ -3,6 +3,7 @@
 // The writer and reader (result_file.hpp) map these one-to-one onto HDF5 groups,
 // attributes and datasets; results/README.md documents the on-disk names and units.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -157,6 +158,26 @@ struct CollectiveResult {
   bool in_place = false;    ///< timed in place (send buffer = receive buffer, NCCL's convention)
 };
 
+/// One row of /ops: an op microbenchmark of `scaletune profile` (its shape as kernels/describe
+/// records it), on one rank's device.
+struct OpTiming {
+  std::string op;      ///< op kind: "gemm", "conv2d_forward", ...
+  std::string dtype;   ///< element type of its activations: "fp32", "bf16", ...
+  std::string device;  ///< the rank's device as /system/ranks names it: "host-core:3", ...
+  int rank = 0;        ///< the launch's world rank that timed it
+  /// The op's shape fields, "name=value" separated by spaces in the op's order
+  /// ("m=512 n=256 k=128 batch=1 trans_a=0 trans_b=1")
+  std::string shape;
+  double time_s = 0;      ///< median time of one call, s (device fenced around the clock)
+  double time_iqr_s = 0;  ///< interquartile range of the calls' times, s
+  int repeats = 0;        ///< timed calls
+  double flops = 0;       ///< FLOPs of one call (2 per multiply-add)
+  double bytes = 0;       ///< compulsory bytes of one call
+  /// 17-bin reuse histogram of an embedding lookup's indices (EmbeddingStats' bins); zeros for
+  /// other ops
+  std::array<double, 17> reuse{};
+};
+
 /// A whole result file as read back.
 struct ResultSet {
   std::string path;
@@ -164,7 +185,8 @@ struct ResultSet {
   std::optional<SystemInfo> system;
   std::vector<ConfigResult> configs;  ///< in file order (sorted by id)
   std::vector<CollectiveResult>
-      collectives;  ///< /collectives rows in file order; empty when absent
+      collectives;            ///< /collectives rows in file order; empty when absent
+  std::vector<OpTiming> ops;  ///< /ops rows in file order; empty when absent
 };
 
 }  // namespace scaletune::results

@@ -90,13 +90,7 @@ void Dlrm::make_dense_model() {
   const std::int64_t top_params = mlp_parameter_count(top);
   m_params =
       std::make_unique<detail::ParameterArena>(*m_ledger, bottom_params + top_params, m_compute);
-  std::vector<float> initial(static_cast<std::size_t>(bottom_params + top_params));
-  const std::span<float> all(initial);
-  init_mlp_parameters(bottom, m_ctx.seed + 1, all.first(static_cast<std::size_t>(bottom_params)));
-  init_mlp_parameters(top, m_ctx.seed + 2, all.subspan(static_cast<std::size_t>(bottom_params)));
-  ops::upload_floats(*m_backend, m_params->values(), initial);
-  if (m_compute != ops::DType::fp32)
-    m_backend->copy(m_params->values(), m_params->compute_values());
+  if (ops::holds_values(*m_backend)) initialise_dense_model(bottom, top);
   const auto windows = [](const detail::ParamWindow& w) {
     return MlpParameters{
         .values = w.value, .master = w.master, .grads = w.master_grad, .offset = w.offset};
@@ -116,6 +110,27 @@ void Dlrm::make_dense_model() {
   };
 }
 
+void Dlrm::initialise_dense_model(const std::vector<int>& bottom, const std::vector<int>& top) {
+  const std::int64_t bottom_params = mlp_parameter_count(bottom);
+  std::vector<float> initial(static_cast<std::size_t>(m_params->count()));
+  const std::span<float> all(initial);
+  init_mlp_parameters(bottom, m_ctx.seed + 1, all.first(static_cast<std::size_t>(bottom_params)));
+  init_mlp_parameters(top, m_ctx.seed + 2, all.subspan(static_cast<std::size_t>(bottom_params)));
+  ops::upload_floats(*m_backend, m_params->values(), initial);
+  if (m_compute != ops::DType::fp32)
+    m_backend->copy(m_params->values(), m_params->compute_values());
+}
+
+void Dlrm::upload_dense_batch() {
+  const auto batch = static_cast<std::size_t>(m_ctx.per_rank_batch);
+  Tensor2 dense("dense_features", batch, static_cast<std::size_t>(m_options.dense_features));
+  Vector labels("labels", batch);
+  fill_dense_batch(m_ctx.seed, m_layout.batch_start[static_cast<std::size_t>(m_layout.rank)], dense,
+                   labels);
+  ops::upload_floats(*m_backend, m_dense, {dense.data(), dense.size()});
+  ops::upload_floats(*m_backend, m_labels, {labels.data(), labels.size()});
+}
+
 void Dlrm::make_activations() {
   const std::int64_t batch = m_ctx.per_rank_batch;
   const std::int64_t features = static_cast<std::int64_t>(m_options.tables.size()) + 1;
@@ -125,13 +140,7 @@ void Dlrm::make_activations() {
   ops::MemoryLedger& l = *m_ledger;
   m_dense = l.make("dlrm_dense_features", m_compute, {batch, m_options.dense_features});
   m_labels = l.make("dlrm_labels", ops::DType::fp32, {batch});
-  Tensor2 dense("dense_features", static_cast<std::size_t>(batch),
-                static_cast<std::size_t>(m_options.dense_features));
-  Vector labels("labels", static_cast<std::size_t>(batch));
-  fill_dense_batch(m_ctx.seed, m_layout.batch_start[static_cast<std::size_t>(m_layout.rank)], dense,
-                   labels);
-  ops::upload_floats(*m_backend, m_dense, {dense.data(), dense.size()});
-  ops::upload_floats(*m_backend, m_labels, {labels.data(), labels.size()});
+  if (ops::holds_values(*m_backend)) upload_dense_batch();
   m_z = l.make("dlrm_interaction_in", ops::DType::fp32, {batch, features, dim});
   m_dz = l.make("dlrm_interaction_in_grad", ops::DType::fp32, {batch, features, dim});
   m_inter = l.make("dlrm_interaction_out", ops::DType::fp32, {batch, inter});

@@ -109,7 +109,11 @@ class Dlrm final : public core::Workload {
 
  private:
   void make_dense_model();
+  /// Draws the bottom and top MLPs' initial weights into the parameters (and working copy).
+  void initialise_dense_model(const std::vector<int>& bottom, const std::vector<int>& top);
   void make_activations();
+  /// Draws this rank's dense features and labels and uploads them.
+  void upload_dense_batch();
   void forward_dense(core::PhaseTimer& timer);
   void backward_dense(core::PhaseTimer& timer);
   void optimizer_step();

@@ -104,7 +104,7 @@ ShardedEmbeddings::ShardedEmbeddings(const job::DlrmOptions& options, const Rank
                                              lookups, ops::Pooling::kSum);
     ledger.count(name + ".bag_workspace", state.bag->workspace_bytes());
     m_shards.push_back(std::move(state));
-    init_table(m_shards.size() - 1, seed);
+    if (ops::holds_values(m_backend)) init_table(m_shards.size() - 1, seed);
   }
   m_send = ledger.make("alltoall_send", ops::DType::fp32, {total(layout.send_counts)});
   m_recv = ledger.make("alltoall_recv", ops::DType::fp32, {total(layout.recv_counts)});

@@ -10,6 +10,12 @@
 
 namespace scaletune::ops {
 
+/// Whether `backend` holds values (host, CUDA), not only a description of the ops (the
+/// describing backend): initial weights and inputs need drawing only then.
+inline bool holds_values(const Backend& backend) {
+  return backend.kind() != BackendKind::describe;
+}
+
 /// dst = host (dst.numel() floats): directly for an fp32 tensor, else through an fp32 staging
 /// buffer on the backend and a converting copy (round to nearest even). Synchronous.
 /// Throws std::invalid_argument when the sizes differ.

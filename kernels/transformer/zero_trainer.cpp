@@ -146,6 +146,7 @@ ops::Tensor ZeroTrainer::unit_view(const ops::Tensor& buffer, std::size_t unit) 
 // Draws every unit on the host (GptInitializer) and uploads what this rank keeps of it: the
 // whole unit, or (zero3) its part of the shard.
 void ZeroTrainer::initialise_parameters() {
+  if (!ops::holds_values(m_ops)) return;
   const Buffers& b = *m_buffers;
   GptInitializer init(m_shape, m_seed);
   const std::size_t first = m_layout.offsets[static_cast<std::size_t>(m_rank)];

@@ -22,6 +22,7 @@
 
 #include "harness/core/device.hpp"
 #include "harness/core/phase_timer.hpp"
+#include "harness/core/rank_context.hpp"
 #include "harness/core/workload.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/device/cuda_context.hpp"
@@ -80,15 +81,7 @@ inline std::unique_ptr<core::Workload> make_workload(const job::JobSpec& job,
                                                      const job::Config& config,
                                                      core::Communicator& comm,
                                                      core::Device* device) {
-  const auto rank = static_cast<std::size_t>(comm.rank());
-  core::RankContext ctx;
-  ctx.comm = &comm;
-  ctx.per_rank_batch = config.per_rank_batch.at(rank);
-  ctx.global_batch = config.global_batch;
-  for (std::size_t r = 0; r < rank; ++r) ctx.sample_offset += config.per_rank_batch[r];
-  ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
-  ctx.overlap = job.comm.overlap;
-  ctx.seed = job.run.seed;
+  core::RankContext ctx = core::rank_context(job, config, comm);
   ctx.device = device;
   core::WorkloadRegistry registry;
   kernels::register_workloads(registry);

@@ -1,0 +1,201 @@
+#include "autotune/model_fitting.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "autotune/collective_curve.hpp"
+#include "autotune/op_model.hpp"
+#include "autotune/performance_model.hpp"
+#include "autotune/rank_count_model.hpp"
+#include "harness/results/bus_bandwidth.hpp"
+
+namespace scaletune::autotune {
+namespace {
+
+OpPoint point_of(const results::OpTiming& row) {
+  OpPoint p;
+  p.op.op = row.op;
+  p.op.dtype = row.dtype;
+  p.op.shape = trace::parse_shape_text(row.shape);
+  p.op.flops = row.flops;
+  p.op.bytes = row.bytes;
+  if (row.op.starts_with("embedding_bag"))
+    p.op.reuse_histogram.assign(row.reuse.begin(), row.reuse.end());
+  p.time_s = row.time_s;
+  return p;
+}
+
+void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<OpPoint>> groups;
+  for (const results::ResultSet& set : inputs)
+    for (const results::OpTiming& row : set.ops)
+      if (row.time_s > 0.0)
+        groups[{row.op, row.dtype, device_kind_of(row.device)}].push_back(point_of(row));
+  for (const auto& [key, points] : groups) {
+    const auto& [op, dtype, kind] = key;
+    FitLine line{op + " " + dtype + " " + kind, static_cast<int>(points.size()), "", 0.0, ""};
+    try {
+      const OpModel model = fit_op_model(points, kind);
+      line.model = op_model_form_name(model.form);
+      line.error = model.cv_mape;
+      line.note = "other form " + std::to_string(std::lround(100 * model.other_cv_mape)) + "%";
+      out.models.ops.push_back(record_of(model));
+    } catch (const std::invalid_argument& e) {
+      line.note = e.what();
+    }
+    out.report.push_back(line);
+  }
+}
+
+bool usable(const results::CollectiveResult& r) {
+  return !r.in_place && r.wrong <= 0 && r.bytes >= 1 && r.time_us > 0.0 && r.ranks >= 1;
+}
+
+/// Rows of distinct sizes (the first of each), by size.
+std::vector<CollectiveRow> by_size(std::vector<CollectiveRow> rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const CollectiveRow& a, const CollectiveRow& b) {
+    return a.bytes < b.bytes;
+  });
+  rows.erase(std::unique(
+                 rows.begin(), rows.end(),
+                 [](const CollectiveRow& a, const CollectiveRow& b) { return a.bytes == b.bytes; }),
+             rows.end());
+  return rows;
+}
+
+std::string sources_of(const std::vector<CollectiveRow>& rows) {
+  std::set<std::string> files;
+  for (const CollectiveRow& r : rows) files.insert(r.source.substr(0, r.source.rfind(':')));
+  std::string out;
+  for (const std::string& f : files) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+results::CollectiveModelRecord curve_record(const CollectiveCurve& c,
+                                            const std::vector<CollectiveRow>& rows, double error) {
+  results::CollectiveModelRecord r;
+  r.op = c.op;
+  r.form = "curve";
+  r.ranks = c.ranks;
+  r.parameters = {c.bus_factor, c.floor_us, c.peak_gbps, c.slope, c.mid_log2, c.fit_rms_log};
+  r.log2_sizes = c.log2_sizes;
+  r.residuals = c.residuals;
+  r.points = static_cast<int>(rows.size());
+  r.held_out_mape = error;
+  r.min_bytes = static_cast<double>(rows.front().bytes);
+  r.max_bytes = static_cast<double>(rows.back().bytes);
+  r.min_ranks = r.max_ranks = c.ranks;
+  r.sources = sources_of(rows);
+  return r;
+}
+
+void fit_curve(const std::string& op, int ranks, const std::vector<CollectiveRow>& all,
+               FitResult& out) {
+  const std::vector<CollectiveRow> rows = by_size(all);
+  FitLine line{op + " on " + std::to_string(ranks) + " ranks", static_cast<int>(rows.size()), "",
+               0.0, ""};
+  try {
+    std::vector<CollectiveRow> even, odd;
+    for (std::size_t i = 0; i < rows.size(); ++i) (i % 2 == 0 ? even : odd).push_back(rows[i]);
+    const double error =
+        rows.size() >= 8 ? mean_absolute_percentage_error(fit_collective_curve(even), odd) : 0.0;
+    if (rows.size() < 8) line.note = "fewer than 8 sizes: no held-out error";
+    const CollectiveCurve curve = fit_collective_curve(rows);
+    out.models.collectives.push_back(curve_record(curve, rows, error));
+    line.model = "curve";
+    line.error = error;
+  } catch (const std::invalid_argument& e) {
+    line.note = e.what();
+  }
+  out.report.push_back(line);
+}
+
+/// Leave-one-rank-count-out MAPE of the model across rank counts (0 with fewer than 3 counts).
+double rank_count_error(const std::vector<CollectiveRow>& rows, const std::set<int>& counts) {
+  if (counts.size() < 3) return 0.0;
+  double error = 0.0;
+  std::size_t n = 0;
+  for (int left : counts) {
+    std::vector<CollectiveRow> fit, held;
+    for (const CollectiveRow& r : rows) (r.ranks == left ? held : fit).push_back(r);
+    const RankCountModel m = fit_rank_count_model(fit);
+    for (const CollectiveRow& r : held) {
+      error += std::abs(m.time_us(r.ranks, static_cast<double>(r.bytes)) - r.time_us) / r.time_us;
+      ++n;
+    }
+  }
+  return error / static_cast<double>(n);
+}
+
+void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& rows,
+                     FitResult& out) {
+  std::set<int> counts;
+  std::vector<CollectiveRow> multi;
+  for (const CollectiveRow& r : rows)
+    if (r.ranks >= 2) {
+      counts.insert(r.ranks);
+      multi.push_back(r);
+    }
+  if (counts.size() < 2 || !results::has_bus_factor(op)) return;
+  FitLine line{op + " across ranks", static_cast<int>(multi.size()), "", 0.0, ""};
+  try {
+    const RankCountModel m = fit_rank_count_model(multi);
+    results::CollectiveModelRecord r;
+    r.op = op;
+    r.form = "rank_count";
+    r.parameters = {m.alpha0, m.alpha1, m.beta0, m.beta1};
+    r.points = static_cast<int>(multi.size());
+    r.held_out_mape = rank_count_error(multi, counts);
+    r.min_ranks = m.min_ranks;
+    r.max_ranks = m.max_ranks;
+    r.sources = sources_of(multi);
+    out.models.collectives.push_back(r);
+    line.model = "rank_count";
+    line.error = r.held_out_mape;
+    if (counts.size() < 3) line.note = "2 rank counts: no held-out error";
+  } catch (const std::invalid_argument& e) {
+    line.note = e.what();
+  }
+  out.report.push_back(line);
+}
+
+void fit_collectives(const std::vector<results::ResultSet>& inputs, FitResult& out) {
+  std::map<std::string, std::vector<CollectiveRow>> by_op;
+  std::map<std::pair<std::string, int>, std::vector<CollectiveRow>> by_op_ranks;
+  for (const results::ResultSet& set : inputs)
+    for (const results::CollectiveResult& r : set.collectives)
+      if (usable(r)) {
+        by_op[r.op].push_back(r);
+        by_op_ranks[{r.op, r.ranks}].push_back(r);
+      }
+  for (const auto& [key, rows] : by_op_ranks)
+    if (key.second >= 2) fit_curve(key.first, key.second, rows, out);
+  for (const auto& [op, rows] : by_op) fit_rank_counts(op, rows, out);
+}
+
+}  // namespace
+
+std::string device_kind_of(const std::string& device) {
+  return device.starts_with("cuda") ? "cuda" : "host";
+}
+
+FitResult fit_models(const std::vector<results::ResultSet>& inputs) {
+  FitResult out;
+  std::size_t rows = 0;
+  for (const results::ResultSet& set : inputs) {
+    out.models.inputs.push_back(set.path);
+    rows += set.ops.size() + set.collectives.size();
+  }
+  if (rows == 0)
+    throw std::invalid_argument(
+        "the inputs hold no /ops and no /collectives rows: fit reads profiles (scaletune "
+        "profile), collective benchmark runs and imported logs (scaletune import)");
+  fit_ops(inputs, out);
+  fit_collectives(inputs, out);
+  return out;
+}
+
+}  // namespace scaletune::autotune

@@ -1,0 +1,247 @@
+#include "autotune/op_model.hpp"
+
+#include <dlib/optimization.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+namespace scaletune::autotune {
+namespace {
+
+/// Shape fields only the profile sets (the law its lookups drew indices from): never an input.
+bool is_input_field(const std::string& name) {
+  return name != "zipf_milli";
+}
+
+double field_value(const trace::ComputeOp& op, const std::string& name) {
+  for (const trace::ShapeField& f : op.shape)
+    if (f.name == name) return static_cast<double>(f.value);
+  throw std::invalid_argument("op model of " + op.op + ": the op has no shape field " + name +
+                              " (" + trace::shape_text(op.shape) + ")");
+}
+
+std::vector<std::string> field_names(const trace::ComputeOp& op) {
+  std::vector<std::string> out;
+  for (const trace::ShapeField& f : op.shape)
+    if (is_input_field(f.name)) out.push_back(f.name);
+  return out;
+}
+
+/// The inputs of `form` for `op`: what the weights multiply.
+std::vector<double> inputs_of(OpModelForm form, const std::vector<std::string>& names,
+                              const trace::ComputeOp& op) {
+  if (form == OpModelForm::affine) return {1.0, op.flops, op.bytes};
+  std::vector<double> x = {1.0};
+  for (const std::string& n : names) {
+    if (n.starts_with("log:") && n != "log:flops" && n != "log:bytes")
+      x.push_back(std::log1p(std::max(0.0, field_value(op, n.substr(4)))));
+  }
+  x.push_back(std::log1p(op.flops));
+  x.push_back(std::log1p(op.bytes));
+  for (const std::string& n : names)
+    if (n.starts_with("reuse:")) {
+      const auto bin = static_cast<std::size_t>(std::stoi(n.substr(6)));
+      x.push_back(bin < op.reuse_histogram.size() ? op.reuse_histogram[bin] : 0.0);
+    }
+  return x;
+}
+
+/// The input names of `form` for points like `first`.
+std::vector<std::string> input_names(OpModelForm form, const trace::ComputeOp& first) {
+  if (form == OpModelForm::affine) return {"1", "flops", "bytes"};
+  std::vector<std::string> names = {"1"};
+  for (const std::string& f : field_names(first)) names.push_back("log:" + f);
+  names.push_back("log:flops");
+  names.push_back("log:bytes");
+  if (first.reuse_histogram.size() == 17)
+    for (int b = 0; b < 17; ++b) names.push_back("reuse:" + std::to_string(b));
+  return names;
+}
+
+double evaluate(OpModelForm form, const std::vector<double>& w, const std::vector<double>& x) {
+  const double dot = std::inner_product(w.begin(), w.end(), x.begin(), 0.0);
+  if (form == OpModelForm::power_law) return std::exp(dot);
+  return std::max(dot, 1e-12);
+}
+
+/// c >= 0 minimising sum ((c . x_i - t_i) / t_i)^2: a box-constrained QP on scaled columns.
+std::vector<double> fit_affine(const std::vector<std::vector<double>>& x,
+                               const std::vector<double>& t) {
+  const long p = static_cast<long>(x.front().size());
+  std::vector<double> scale(static_cast<std::size_t>(p), 0.0);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (long j = 0; j < p; ++j) scale[j] = std::max(scale[j], std::abs(x[i][j] / t[i]));
+  for (double& s : scale) s = s > 0.0 ? s : 1.0;
+  dlib::matrix<double> q = dlib::zeros_matrix<double>(p, p);
+  dlib::matrix<double, 0, 1> b = dlib::zeros_matrix<double>(p, 1);
+  for (std::size_t i = 0; i < x.size(); ++i)
+    for (long j = 0; j < p; ++j) {
+      const double aj = x[i][j] / t[i] / scale[j];
+      b(j) -= aj;
+      for (long k = 0; k < p; ++k) q(j, k) += aj * x[i][k] / t[i] / scale[k];
+    }
+  dlib::matrix<double, 0, 1> alpha = dlib::zeros_matrix<double>(p, 1);
+  const dlib::matrix<double, 0, 1> lower = dlib::zeros_matrix<double>(p, 1);
+  const dlib::matrix<double, 0, 1> upper = dlib::uniform_matrix<double>(p, 1, 1e12);
+  dlib::solve_qp_box_constrained(q, b, alpha, lower, upper, 1e-12, 100000);
+  std::vector<double> w(static_cast<std::size_t>(p));
+  for (long j = 0; j < p; ++j) w[j] = alpha(j) / scale[j];
+  return w;
+}
+
+/// Ridge least squares of ln t on x (a small ridge keeps constant or collinear inputs finite).
+std::vector<double> fit_power_law(const std::vector<std::vector<double>>& x,
+                                  const std::vector<double>& t) {
+  const auto n = static_cast<Eigen::Index>(x.size());
+  const auto p = static_cast<Eigen::Index>(x.front().size());
+  Eigen::MatrixXd a(n, p);
+  Eigen::VectorXd y(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    for (Eigen::Index j = 0; j < p; ++j) a(i, j) = x[i][j];
+    y(i) = std::log(t[i]);
+  }
+  Eigen::MatrixXd gram = a.transpose() * a;
+  const double ridge = 1e-6 * std::max(1.0, gram.trace() / static_cast<double>(p));
+  gram.diagonal().array() += ridge;
+  const Eigen::VectorXd w = gram.ldlt().solve(a.transpose() * y);
+  return {w.data(), w.data() + p};
+}
+
+std::vector<double> fit_form(OpModelForm form, const std::vector<std::vector<double>>& x,
+                             const std::vector<double>& t) {
+  return form == OpModelForm::affine ? fit_affine(x, t) : fit_power_law(x, t);
+}
+
+/// k-fold cross-validated MAPE of `form` on the points' inputs x and times t.
+double cross_validate(OpModelForm form, const std::vector<std::vector<double>>& x,
+                      const std::vector<double>& t, int folds) {
+  std::vector<std::size_t> order(x.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
+  const auto k = static_cast<std::size_t>(std::clamp<int>(folds, 2, static_cast<int>(x.size())));
+  double error = 0.0;
+  for (std::size_t fold = 0; fold < k; ++fold) {
+    std::vector<std::vector<double>> fx;
+    std::vector<double> ft;
+    for (std::size_t i = 0; i < order.size(); ++i)
+      if (i % k != fold) {
+        fx.push_back(x[order[i]]);
+        ft.push_back(t[order[i]]);
+      }
+    const std::vector<double> w = fit_form(form, fx, ft);
+    for (std::size_t i = fold; i < order.size(); i += k)
+      error += std::abs(evaluate(form, w, x[order[i]]) - t[order[i]]) / t[order[i]];
+  }
+  return error / static_cast<double>(x.size());
+}
+
+void check_points(std::span<const OpPoint> points) {
+  if (points.size() < 4)
+    throw std::invalid_argument(
+        "op model of " + (points.empty() ? std::string("an op") : points.front().op.op) + ": " +
+        std::to_string(points.size()) + " points; a model needs at least 4 profiled shapes");
+  for (const OpPoint& p : points) {
+    if (p.op.op != points.front().op.op || p.op.dtype != points.front().op.dtype)
+      throw std::invalid_argument("op model of " + points.front().op.op + " " +
+                                  points.front().op.dtype + ": a point of " + p.op.op + " " +
+                                  p.op.dtype);
+    if (!(p.time_s > 0.0) || !std::isfinite(p.time_s))
+      throw std::invalid_argument("op model of " + p.op.op + ": a time of " +
+                                  std::to_string(p.time_s) + " s; expected > 0");
+  }
+}
+
+void set_ranges(OpModel& model, std::span<const OpPoint> points) {
+  model.range_names = field_names(points.front().op);
+  model.range_names.push_back("flops");
+  model.range_names.push_back("bytes");
+  const auto value = [](const trace::ComputeOp& op, const std::string& name) {
+    if (name == "flops") return op.flops;
+    if (name == "bytes") return op.bytes;
+    return field_value(op, name);
+  };
+  for (const std::string& name : model.range_names) {
+    double lo = value(points.front().op, name), hi = lo;
+    for (const OpPoint& p : points) {
+      lo = std::min(lo, value(p.op, name));
+      hi = std::max(hi, value(p.op, name));
+    }
+    model.range_low.push_back(lo);
+    model.range_high.push_back(hi);
+  }
+}
+
+}  // namespace
+
+const char* op_model_form_name(OpModelForm form) {
+  return form == OpModelForm::affine ? "affine" : "power_law";
+}
+
+OpModelForm op_model_form_from(const std::string& name) {
+  if (name == "affine") return OpModelForm::affine;
+  if (name == "power_law") return OpModelForm::power_law;
+  throw std::invalid_argument("op model form '" + name + "'; expected affine or power_law");
+}
+
+double OpModel::time_s(const trace::ComputeOp& call) const {
+  return evaluate(form, weights, inputs_of(form, inputs, call));
+}
+
+std::vector<std::string> OpModel::extrapolation(const trace::ComputeOp& call) const {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < range_names.size(); ++i) {
+    const std::string& name = range_names[i];
+    const double v = name == "flops"   ? call.flops
+                     : name == "bytes" ? call.bytes
+                                       : field_value(call, name);
+    if (v >= range_low[i] && v <= range_high[i]) continue;
+    std::ostringstream text;
+    text << name << "=" << v << " (profiled " << range_low[i] << ".." << range_high[i] << ")";
+    out.push_back(text.str());
+  }
+  return out;
+}
+
+OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_kind, int folds) {
+  check_points(points);
+  OpModel best;
+  best.op = points.front().op.op;
+  best.dtype = points.front().op.dtype;
+  best.device_kind = device_kind;
+  best.points = static_cast<int>(points.size());
+  std::vector<double> t;
+  for (const OpPoint& p : points) t.push_back(p.time_s);
+  double errors[2] = {0.0, 0.0};
+  std::vector<std::string> names[2];
+  for (OpModelForm form : {OpModelForm::affine, OpModelForm::power_law}) {
+    const int f = static_cast<int>(form);
+    names[f] = input_names(form, points.front().op);
+    std::vector<std::vector<double>> x;
+    for (const OpPoint& p : points) x.push_back(inputs_of(form, names[f], p.op));
+    errors[f] = cross_validate(form, x, t, folds);
+  }
+  best.form = errors[1] < errors[0] ? OpModelForm::power_law : OpModelForm::affine;
+  const int f = static_cast<int>(best.form);
+  best.inputs = names[f];
+  std::vector<std::vector<double>> x;
+  for (const OpPoint& p : points) x.push_back(inputs_of(best.form, best.inputs, p.op));
+  best.weights = fit_form(best.form, x, t);
+  best.cv_mape = errors[f];
+  best.other_cv_mape = errors[1 - f];
+  set_ranges(best, points);
+  return best;
+}
+
+double op_model_mape(const OpModel& model, std::span<const OpPoint> points) {
+  if (points.empty()) throw std::invalid_argument("op_model_mape: no points");
+  double error = 0.0;
+  for (const OpPoint& p : points) error += std::abs(model.time_s(p.op) - p.time_s) / p.time_s;
+  return error / static_cast<double>(points.size());
+}
+
+}  // namespace scaletune::autotune

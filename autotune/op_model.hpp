@@ -1,0 +1,72 @@
+#pragma once
+// Models of one op kind's time from its shape, fitted on an op profile (/ops) and used for
+// shapes that were never profiled (Lin et al., TPDS 2025, section 4.1: per-op models; the
+// paper fits MLPs, here two forms are fitted and cross-validation picks one):
+// - affine: t = c0 + c1 FLOPs + c2 bytes with c >= 0, a per-call overhead plus the op's work at
+//   a sustained compute rate and bandwidth (a roofline's two bounds added rather than maxed,
+//   which CPU kernels and small GPU kernels follow), fitted by non-negative least squares on
+//   the relative error (dlib::solve_qp_box_constrained);
+// - power_law: ln t = w . (1, ln(1 + shape field)..., ln(1 + FLOPs), ln(1 + bytes)[, the
+//   17-bin reuse histogram of embedding lookups]), ridge least squares (Eigen), which follows
+//   the shape-dependent efficiency of tiled kernels.
+// Each model keeps its k-fold cross-validated mean absolute percentage error and the range of
+// every feature it saw, so a prediction can say when it extrapolates.
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "harness/trace/step_trace.hpp"
+
+namespace scaletune::autotune {
+
+/// One measured call of an op: its record and median time.
+struct OpPoint {
+  trace::ComputeOp op;  ///< kind, shape fields, dtype, FLOPs, bytes, reuse histogram
+  double time_s = 0.0;  ///< > 0
+};
+
+/// Which form a model takes.
+enum class OpModelForm { affine, power_law };
+
+/// "affine", "power_law"; op_model_form_from reads them back (throws std::invalid_argument).
+const char* op_model_form_name(OpModelForm form);
+OpModelForm op_model_form_from(const std::string& name);
+
+/// A fitted model of one op kind and element type on one device kind.
+struct OpModel {
+  std::string op;           ///< op kind
+  std::string dtype;        ///< element type of the op's activations
+  std::string device_kind;  ///< "host" or "cuda"
+  OpModelForm form = OpModelForm::affine;
+  /// Input names in weight order: affine "1", "flops", "bytes"; power_law "1", then
+  /// "log:<field>" per shape field, "log:flops", "log:bytes", and "reuse:<bin>" for lookups
+  std::vector<std::string> inputs;
+  std::vector<double> weights;  ///< [inputs]
+  /// The range of every shape field, FLOPs and bytes over the fitted points, as "name" with
+  /// [low, high]; a prediction outside it extrapolates
+  std::vector<std::string> range_names;
+  std::vector<double> range_low, range_high;
+  int points = 0;              ///< fitted points
+  double cv_mape = 0.0;        ///< k-fold cross-validated mean absolute percentage error, fraction
+  double other_cv_mape = 0.0;  ///< the other form's, for the report
+
+  /// Predicted time of `call` (an op of this model's kind), s. Throws std::invalid_argument
+  /// naming the field when `call` lacks a shape field the model reads.
+  double time_s(const trace::ComputeOp& call) const;
+  /// "name=value (profiled low..high)" for every range the call falls outside; empty inside.
+  std::vector<std::string> extrapolation(const trace::ComputeOp& call) const;
+};
+
+/// Fits both forms to `points` (one op kind and dtype, at least 4 points, times > 0) and keeps
+/// the one with the lower `folds`-fold cross-validated MAPE (folds by point index modulo k after
+/// a fixed shuffle), refitted on every point. Throws std::invalid_argument naming the op when
+/// points are fewer than 4, mix op kinds or dtypes, or lack a shape field the first one has.
+OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_kind,
+                     int folds = 5);
+
+/// Mean absolute percentage error of `model` on `points`, a fraction. Throws
+/// std::invalid_argument when points is empty.
+double op_model_mape(const OpModel& model, std::span<const OpPoint> points);
+
+}  // namespace scaletune::autotune

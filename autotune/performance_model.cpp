@@ -1,0 +1,136 @@
+#include "autotune/performance_model.hpp"
+
+#include <algorithm>
+
+namespace scaletune::autotune {
+namespace {
+
+/// The uniform op whose models stand in for a v-op without its own.
+std::string uniform_op(const std::string& op) {
+  if (op == "alltoallv") return "alltoall";
+  if (op == "reduce_scatterv") return "reduce_scatter";
+  if (op == "all_gatherv") return "all_gather";
+  if (op == "barrier") return "all_reduce";
+  return op;
+}
+
+}  // namespace
+
+OpModel op_model_of(const results::OpModelRecord& r) {
+  OpModel m;
+  m.op = r.op;
+  m.dtype = r.dtype;
+  m.device_kind = r.device_kind;
+  m.form = op_model_form_from(r.form);
+  m.inputs = r.inputs;
+  m.weights = r.weights;
+  m.range_names = r.range_names;
+  m.range_low = r.range_low;
+  m.range_high = r.range_high;
+  m.points = r.points;
+  m.cv_mape = r.cv_mape;
+  m.other_cv_mape = r.other_cv_mape;
+  return m;
+}
+
+results::OpModelRecord record_of(const OpModel& m) {
+  return {m.op,         m.dtype,   m.device_kind, op_model_form_name(m.form),
+          m.inputs,     m.weights, m.range_names, m.range_low,
+          m.range_high, m.points,  m.cv_mape,     m.other_cv_mape};
+}
+
+CollectiveCurve curve_of(const results::CollectiveModelRecord& r) {
+  if (r.parameters.size() != 6)
+    throw std::invalid_argument("collective curve " + r.op + ": " +
+                                std::to_string(r.parameters.size()) + " parameters, expected 6");
+  CollectiveCurve c;
+  c.op = r.op;
+  c.ranks = r.ranks;
+  c.bus_factor = r.parameters[0];
+  c.floor_us = r.parameters[1];
+  c.peak_gbps = r.parameters[2];
+  c.slope = r.parameters[3];
+  c.mid_log2 = r.parameters[4];
+  c.fit_rms_log = r.parameters[5];
+  c.log2_sizes = r.log2_sizes;
+  c.residuals = r.residuals;
+  return c;
+}
+
+RankCountModel rank_count_model_of(const results::CollectiveModelRecord& r) {
+  if (r.parameters.size() != 4)
+    throw std::invalid_argument("rank-count model " + r.op + ": " +
+                                std::to_string(r.parameters.size()) + " parameters, expected 4");
+  return {r.op,        r.parameters[0], r.parameters[1], r.parameters[2], r.parameters[3],
+          r.min_ranks, r.max_ranks};
+}
+
+PerformanceModel::PerformanceModel(const results::ModelSet& models) {
+  for (const results::OpModelRecord& r : models.ops) {
+    if (m_device_kind.empty()) m_device_kind = r.device_kind;
+    m_ops.emplace(std::make_pair(r.op, r.dtype), op_model_of(r));
+  }
+  for (const results::CollectiveModelRecord& r : models.collectives) {
+    if (r.form == "curve")
+      m_curves.emplace(std::make_pair(r.op, r.ranks), curve_of(r));
+    else if (r.form == "rank_count")
+      m_rank_models.emplace(r.op, rank_count_model_of(r));
+    else
+      throw std::invalid_argument("collective model " + r.op + ": form '" + r.form + "'");
+  }
+}
+
+const OpModel& PerformanceModel::op_model(const trace::ComputeOp& op) const {
+  const auto it = m_ops.find({op.op, op.dtype});
+  if (it != m_ops.end()) return it->second;
+  throw MissingModel("the model has no " + op.op + " " + op.dtype +
+                     " model; profile that op with `scaletune profile --jobs JOB.toml` on the "
+                     "devices to predict, then fit again");
+}
+
+double PerformanceModel::op_time_s(const trace::ComputeOp& op) const {
+  return op_model(op).time_s(op);
+}
+
+std::vector<std::string> PerformanceModel::extrapolation(const trace::ComputeOp& op) const {
+  return op_model(op).extrapolation(op);
+}
+
+std::pair<std::string, const CollectiveCurve*> PerformanceModel::curve_for(const std::string& op,
+                                                                           int ranks) const {
+  for (const std::string& name : {op, uniform_op(op)}) {
+    const auto it = m_curves.find({name, ranks});
+    if (it != m_curves.end()) return {name, &it->second};
+  }
+  for (const std::string& name : {op, uniform_op(op)})
+    if (m_rank_models.contains(name)) return {name, nullptr};
+  throw MissingCollectiveModel("the model has no " + op + " model on " + std::to_string(ranks) +
+                               " ranks nor one across rank counts; profile on " +
+                               std::to_string(ranks) + " ranks (mpirun -np " +
+                               std::to_string(ranks) +
+                               " scaletune profile), or import nccl-tests or OSU logs of " + op +
+                               " on several rank counts, then fit again");
+}
+
+double PerformanceModel::collective_time_s(const trace::Collective& c) const {
+  if (c.participants <= 1) return 0.0;
+  const double bytes =
+      std::max<double>(c.op == "barrier" ? 8.0 : static_cast<double>(c.bytes), 1.0);
+  const auto [op, curve] = curve_for(c.op, c.participants);
+  if (curve != nullptr) return curve->time_us(bytes) * 1e-6;
+  return std::max(m_rank_models.at(op).time_us(c.participants, bytes), 0.0) * 1e-6;
+}
+
+std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
+  if (c.participants <= 1) return "one rank: no communication";
+  const auto [op, curve] = curve_for(c.op, c.participants);
+  if (curve != nullptr) return op + " curve at " + std::to_string(c.participants) + " ranks";
+  const RankCountModel& m = m_rank_models.at(op);
+  std::string text =
+      op + " across " + std::to_string(m.min_ranks) + ".." + std::to_string(m.max_ranks) + " ranks";
+  if (c.participants > m.max_ranks || c.participants < m.min_ranks)
+    text += ", extrapolated to " + std::to_string(c.participants) + " ranks";
+  return text;
+}
+
+}  // namespace scaletune::autotune

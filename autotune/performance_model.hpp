@@ -1,0 +1,74 @@
+#pragma once
+// The models of a model file (scaletune fit) ready to time a described step: an op's time from
+// the model of its kind and element type, a collective's from the curve of its op at its rank
+// count, else from the op's model across rank counts. What it cannot time it refuses, naming
+// what to profile.
+
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autotune/collective_curve.hpp"
+#include "autotune/op_model.hpp"
+#include "autotune/rank_count_model.hpp"
+#include "harness/results/model_file.hpp"
+#include "harness/trace/step_trace.hpp"
+
+namespace scaletune::autotune {
+
+/// A model the step needs is not in the file. what() names the op (kind and element type, or
+/// collective and rank count) and how to get it profiled.
+class MissingModel : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+/// The model has no collective model for a rank count a configuration needs (a configuration
+/// of other rank counts may still be predicted).
+class MissingCollectiveModel : public MissingModel {
+ public:
+  using MissingModel::MissingModel;
+};
+
+/// results::ModelSet's records as models.
+OpModel op_model_of(const results::OpModelRecord& r);
+results::OpModelRecord record_of(const OpModel& m);
+CollectiveCurve curve_of(const results::CollectiveModelRecord& r);
+RankCountModel rank_count_model_of(const results::CollectiveModelRecord& r);
+
+/// Times ops and collectives with the models of one file.
+class PerformanceModel {
+ public:
+  /// Throws std::invalid_argument for a record that is not a model (an unknown form).
+  explicit PerformanceModel(const results::ModelSet& models);
+
+  /// The device kind of the op models ("host", "cuda"; "" without op models; the first one's
+  /// when they mix).
+  const std::string& device_kind() const { return m_device_kind; }
+  /// The op's time, s. Throws MissingModel when the file has no model of its kind and dtype.
+  double op_time_s(const trace::ComputeOp& op) const;
+  /// What the op's model extrapolates in (op_model.hpp); MissingModel as op_time_s.
+  std::vector<std::string> extrapolation(const trace::ComputeOp& op) const;
+  /// The collective's time once all participants have joined, s: 0 on one rank; the curve of
+  /// its op (v-ops: of the uniform op where the file has no curve of their own; barrier: an
+  /// 8-byte all_reduce) at its rank count, else the op's model across rank counts. Throws
+  /// MissingCollectiveModel when neither exists.
+  double collective_time_s(const trace::Collective& c) const;
+  /// Which model timed `c`, and what it extrapolates from: "alltoall curve at 2 ranks" or
+  /// "all_reduce across 2..8 ranks, extrapolated to 64 ranks".
+  std::string collective_basis(const trace::Collective& c) const;
+
+ private:
+  const OpModel& op_model(const trace::ComputeOp& op) const;
+  /// The op whose models time `op` at `ranks`, and the curve if there is one.
+  std::pair<std::string, const CollectiveCurve*> curve_for(const std::string& op, int ranks) const;
+
+  std::string m_device_kind;
+  std::map<std::pair<std::string, std::string>, OpModel> m_ops;     ///< (op, dtype)
+  std::map<std::pair<std::string, int>, CollectiveCurve> m_curves;  ///< (op, ranks)
+  std::map<std::string, RankCountModel> m_rank_models;              ///< op
+};
+
+}  // namespace scaletune::autotune

@@ -1,0 +1,220 @@
+// scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
+//                   [--compare RESULTS.h5...] [--device host|cuda]
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autotune/critical_path.hpp"
+#include "autotune/performance_model.hpp"
+#include "harness/cli/args.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/described_job.hpp"
+#include "harness/cli/provenance.hpp"
+#include "harness/cli/subcommands.hpp"
+#include "harness/job/job_error.hpp"
+#include "harness/mpi/sweep_runner.hpp"
+#include "harness/results/model_file.hpp"
+#include "harness/results/result_file.hpp"
+#include "kernels/describe/step_description.hpp"
+
+namespace scaletune::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5] "
+    "[--compare RESULTS.h5,...] [--device host|cuda] [--phases]";
+
+/// Median measured step time of every ok configuration in the files, by id (the last file
+/// wins).
+std::map<std::string, double> measured_steps(const std::string& list) {
+  std::map<std::string, double> out;
+  for (std::size_t begin = 0, end = 0; end != std::string::npos && !list.empty(); begin = end + 1) {
+    end = list.find(',', begin);
+    for (const results::ConfigResult& c :
+         results::read_results(list.substr(begin, end - begin)).configs)
+      if (c.status == results::Status::ok && c.step_time_median > 0) out[c.id] = c.step_time_median;
+  }
+  return out;
+}
+
+/// What extrapolates in a configuration: per op kind the first field outside its profiled range
+/// and how many of its calls do; each extrapolating collective model once.
+std::vector<std::string> extrapolations(const std::vector<trace::RankTrace>& ranks,
+                                        const autotune::PerformanceModel& model) {
+  std::map<std::string, std::pair<std::string, int>> ops;  // op -> (first message, calls)
+  std::set<std::string> collectives;
+  for (const trace::RankTrace& t : ranks)
+    for (const trace::Event& e : t.events) {
+      if (e.kind == trace::EventKind::compute) {
+        const std::vector<std::string> x = model.extrapolation(e.compute);
+        if (x.empty()) continue;
+        auto& [first, calls] = ops[e.compute.op];
+        if (calls++ == 0) first = x.front();
+      }
+      if (e.kind == trace::EventKind::collective) {
+        const std::string basis = model.collective_basis(e.collective);
+        if (basis.find("extrapolated") != std::string::npos) collectives.insert(basis);
+      }
+    }
+  std::vector<std::string> out(collectives.begin(), collectives.end());
+  for (const auto& [op, x] : ops)
+    out.push_back(op + ": " + x.first +
+                  (x.second > 1
+                       ? ", and " + std::to_string(x.second - 1) + " more calls outside the profile"
+                       : ""));
+  return out;
+}
+
+struct Predicted {
+  results::PredictionRow row;
+  std::vector<std::string> extrapolates;
+  std::string phases;  ///< the critical rank's compute per phase, "fwd=1.20 bwd=2.41" (ms)
+};
+
+std::string phase_text(const trace::RankTrace& t, const autotune::RankBreakdown& b) {
+  std::string out;
+  char cell[96];
+  for (std::size_t p = 0; p < t.phase_names.size(); ++p) {
+    std::snprintf(cell, sizeof cell, "%s%s=%.3f", out.empty() ? "" : " ", t.phase_names[p].c_str(),
+                  1e3 * b.phase_s.at(p));
+    out += cell;
+  }
+  return out;
+}
+
+Predicted predict_config(const DescribedJob& d, const job::Config& config,
+                         const autotune::PerformanceModel& model) {
+  const std::vector<trace::RankTrace> ranks =
+      kernels::describe::describe_ranks(d.job, config, d.target, d.workload());
+  const autotune::ComposedStep step = autotune::compose_step(
+      ranks, [&](const trace::ComputeOp& op) { return model.op_time_s(op); },
+      [&](const trace::Collective& c) { return model.collective_time_s(c); });
+  const autotune::RankBreakdown& critical =
+      step.ranks.at(static_cast<std::size_t>(step.critical_rank));
+  Predicted p;
+  p.row = {config.id,
+           config.ranks,
+           step.step_time_s,
+           config.global_batch / step.step_time_s,
+           critical.compute_s,
+           critical.exposed_communication_s,
+           critical.waiting_s,
+           step.critical_rank,
+           std::numeric_limits<double>::quiet_NaN()};
+  p.extrapolates = extrapolations(ranks, model);
+  p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
+  return p;
+}
+
+void print_header(bool compare) {
+  std::printf("%-46s %5s %11s %12s %10s %10s %10s %5s", "config", "ranks", "step (ms)", "samples/s",
+              "compute", "exposed", "waiting", "crit");
+  if (compare) std::printf(" %12s %8s", "measured", "error");
+  std::printf("\n");
+}
+
+void print_row(const Predicted& p, bool phases) {
+  const results::PredictionRow& r = p.row;
+  std::printf("%-46s %5d %11.3f %12.1f %10.3f %10.3f %10.3f %5d", r.config.c_str(), r.ranks,
+              1e3 * r.step_time, r.throughput, 1e3 * r.compute_s, 1e3 * r.exposed_communication_s,
+              1e3 * r.waiting_s, r.critical_rank);
+  if (std::isfinite(r.measured_step_time))
+    std::printf(" %12.3f %+7.1f%%", 1e3 * r.measured_step_time,
+                100.0 * (r.step_time / r.measured_step_time - 1.0));
+  std::printf("\n");
+  if (phases) std::printf("    compute by phase (ms): %s\n", p.phases.c_str());
+  for (std::size_t i = 0; i < p.extrapolates.size() && i < 3; ++i)
+    std::printf("    extrapolates: %s\n", p.extrapolates[i].c_str());
+  if (p.extrapolates.size() > 3)
+    std::printf("    extrapolates: ... and %zu more\n", p.extrapolates.size() - 3);
+}
+
+int predict(const Args& args, int argc, char** argv) {
+  if (!args.options.contains("--model"))
+    throw UsageError("--model MODEL.h5 is required; usage: " + std::string(kUsage));
+  const results::ModelSet models = results::read_model_file(args.option("--model"));
+  const autotune::PerformanceModel model(models);
+  Args described_args = args;
+  if (!args.options.contains("--device") && !model.device_kind().empty())
+    described_args.options["--device"] = model.device_kind();
+  const DescribedJob d = load_described_job(described_args);
+  const job::DeviceKindRequest asked = d.job.devices.kind;
+  const std::string job_kind = asked == job::DeviceKindRequest::cuda   ? "cuda"
+                               : asked == job::DeviceKindRequest::host ? "host"
+                                                                       : d.target_name();
+  for (const std::string& kind : {job_kind, d.target_name()})
+    if (!model.device_kind().empty() && model.device_kind() != kind) {
+      std::cerr << "scaletune predict: warning: the model was fitted on " << model.device_kind()
+                << " devices; the job is described for " << kind << " devices\n";
+      break;
+    }
+  const std::map<std::string, double> measured = measured_steps(args.option("--compare"));
+  std::vector<Predicted> predicted;
+  std::vector<std::string> failures;
+  for (const job::Config& config : d.configs) {
+    try {
+      predicted.push_back(predict_config(d, config, model));
+    } catch (const autotune::MissingCollectiveModel& e) {
+      failures.push_back(config.id + ": not predicted: " + e.what());
+    } catch (const autotune::MissingModel&) {
+      throw;  // an op kind the model lacks: bad input of the whole command
+    } catch (const std::exception& e) {
+      failures.push_back(config.id + ": not predicted: " + e.what());
+    }
+  }
+  print_header(!measured.empty());
+  std::vector<results::PredictionRow> rows;
+  double log_error = 0.0;
+  int compared = 0;
+  for (Predicted& p : predicted) {
+    if (const auto it = measured.find(p.row.config); it != measured.end()) {
+      p.row.measured_step_time = it->second;
+      log_error += std::log(std::max(std::abs(p.row.step_time / it->second - 1.0), 1e-6));
+      ++compared;
+    }
+    print_row(p, args.flags.contains("--phases"));
+    rows.push_back(p.row);
+  }
+  for (const std::string& f : failures) std::printf("%s\n", f.c_str());
+  const auto failed = failures.size();
+  if (compared > 0)
+    std::printf("geomean |error| over %d measured configurations: %.1f%%\n", compared,
+                100.0 * std::exp(log_error / compared));
+  if (args.options.contains("--out")) {
+    results::Provenance provenance = command_provenance(argc, argv);
+    provenance.created_utc = mpi::utc_now();
+    results::write_prediction_file(args.option("--out"), provenance, rows);
+  }
+  return failed == 0 ? kOk : kRunFailed;
+}
+
+}  // namespace
+
+int predict_command(int argc, char** argv) {
+  try {
+    const Args args =
+        parse_args(argc, argv, 2, "predict",
+                   {"--model", "--world", "--out", "--compare", "--device"}, {"--phases"});
+    expect_positionals(args, 1, 1, kUsage);
+    if (args.options.contains("--out")) expect_h5_path("--out", args.option("--out"));
+    const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
+    return predict(args, argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "scaletune predict: " << e.what() << "\n";
+  } catch (const job::JobError& e) {
+    std::cerr << "scaletune predict: " << e.what() << "\n";
+  } catch (const results::ResultError& e) {
+    std::cerr << "scaletune predict: " << e.what() << "\n";
+  } catch (const autotune::MissingModel& e) {
+    std::cerr << "scaletune predict: " << e.what() << "\n";
+  }
+  return kBadInput;
+}
+
+}  // namespace scaletune::cli

@@ -1,0 +1,50 @@
+// scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]
+#include <Kokkos_Core.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "harness/cli/args.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/cli/described_job.hpp"
+#include "harness/cli/subcommands.hpp"
+#include "harness/job/job_error.hpp"
+#include "harness/trace/trace_format.hpp"
+#include "kernels/describe/step_description.hpp"
+
+namespace scaletune::cli {
+namespace {
+
+constexpr const char* kUsage = "scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]";
+
+}  // namespace
+
+int trace_command(int argc, char** argv) {
+  try {
+    const Args args = parse_args(argc, argv, 2, "trace", {"--world", "--device"}, {"--ops"});
+    expect_positionals(args, 1, 1, kUsage);
+    const DescribedJob described = load_described_job(args);
+    const auto detail =
+        args.flags.contains("--ops") ? trace::TraceDetail::ops : trace::TraceDetail::collectives;
+    const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
+    int failed = 0;
+    for (const job::Config& config : described.configs) {
+      try {
+        const std::vector<trace::RankTrace> ranks = kernels::describe::describe_ranks(
+            described.job, config, described.target, described.workload());
+        std::cout << trace::format_trace(config.id, described.target_name(), ranks, detail);
+      } catch (const std::exception& e) {
+        ++failed;
+        std::cout << "# " << config.id << ": not described: " << e.what() << "\n";
+      }
+    }
+    return failed == 0 ? kOk : kRunFailed;
+  } catch (const UsageError& e) {
+    std::cerr << "scaletune trace: " << e.what() << "\n";
+  } catch (const job::JobError& e) {
+    std::cerr << "scaletune trace: " << e.what() << "\n";
+  }
+  return kBadInput;
+}
+
+}  // namespace scaletune::cli

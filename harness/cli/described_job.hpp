@@ -1,0 +1,35 @@
+#pragma once
+// The job a describing command (trace, predict) reads: its file, its configurations (at
+// `--world N` ranks when given), the device kind they are described for (`--device`, else the
+// job's [devices] kind: cuda for "cuda", host otherwise) and the registered workloads.
+
+#include <string>
+#include <vector>
+
+#include "harness/cli/args.hpp"
+#include "harness/core/device.hpp"
+#include "harness/core/workload_registry.hpp"
+#include "harness/job/job.hpp"
+
+namespace scaletune::cli {
+
+/// A job read for description.
+struct DescribedJob {
+  job::JobSpec job;
+  std::vector<job::Config> configs;  ///< the sweep's, ranks replaced by --world when given
+  core::DeviceKind target = core::DeviceKind::host;
+  core::WorkloadRegistry registry;  ///< kernels::register_workloads
+
+  /// The registry entry of the job's workload kind.
+  const core::WorkloadEntry& workload() const { return registry.entry(job.workload.kind); }
+  /// "host" or "cuda".
+  std::string target_name() const;
+};
+
+/// Reads args.positional[0]. `--world N` replaces the [sweep] ranks by N (the configurations
+/// described as at N ranks, above the machine's too); `--device host|cuda` picks the device kind.
+/// Throws job::JobError for a bad job file or a sweep that cannot take N ranks, UsageError for
+/// a bad option value or a job whose workload is not a training workload (collectives).
+DescribedJob load_described_job(const Args& args);
+
+}  // namespace scaletune::cli

@@ -1,0 +1,84 @@
+#pragma once
+// Model files of `scaletune fit` (HDF5, schema_version 1, the root attributes of a result
+// file): the op models and collective models fitted on profiles and imported logs, one group
+// each, read back by `scaletune predict`. Names, types and units in results/README.md ("Model
+// files"). No MPI.
+
+#include <string>
+#include <vector>
+
+#include "harness/results/result_types.hpp"
+
+namespace scaletune::results {
+
+/// /op_models/<op>:<dtype>:<device_kind>: one op kind's fitted model (autotune/op_model.hpp).
+struct OpModelRecord {
+  std::string op, dtype, device_kind;
+  std::string form;                           ///< "affine" or "power_law"
+  std::vector<std::string> inputs;            ///< [inputs] what the weights multiply
+  std::vector<double> weights;                ///< [inputs]
+  std::vector<std::string> range_names;       ///< [ranges] shape fields, flops, bytes
+  std::vector<double> range_low, range_high;  ///< [ranges] what the fitted points spanned
+  int points = 0;
+  double cv_mape = 0;        ///< cross-validated mean absolute percentage error, fraction
+  double other_cv_mape = 0;  ///< the other form's
+};
+
+/// /collective_models/<op>:<ranks> (a curve at one rank count) or <op>:ranks (a model across
+/// rank counts): autotune/collective_curve.hpp and rank_count_model.hpp.
+struct CollectiveModelRecord {
+  std::string op;
+  std::string form;  ///< "curve" or "rank_count"
+  int ranks = 0;     ///< the curve's rank count; 0 for a rank_count model
+  /// curve: bus_factor, floor_us, peak_gbps, slope, mid_log2, fit_rms_log; rank_count: alpha0,
+  /// alpha1, beta0, beta1
+  std::vector<double> parameters;
+  std::vector<double> log2_sizes, residuals;  ///< the curve's correction; empty otherwise
+  int points = 0;
+  /// curve: MAPE on the sizes left out when fitted on every other size; rank_count: MAPE of
+  /// each rank count left out in turn (0 with fewer than 3 rank counts); fraction
+  double held_out_mape = 0;
+  double min_bytes = 0, max_bytes = 0;  ///< the sizes fitted
+  int min_ranks = 0, max_ranks = 0;     ///< the rank counts fitted
+  std::string sources;                  ///< where the rows came from (their source fields)
+};
+
+/// A whole model file.
+struct ModelSet {
+  Provenance provenance;
+  std::vector<std::string> inputs;  ///< the files it was fitted on
+  std::vector<OpModelRecord> ops;
+  std::vector<CollectiveModelRecord> collectives;
+};
+
+/// One row of /predictions (scaletune predict --out): a configuration's predicted step.
+struct PredictionRow {
+  std::string config;  ///< the id `scaletune run` gives it
+  int ranks = 0;
+  double step_time = 0;                ///< s, the latest rank's end
+  double throughput = 0;               ///< samples/s = global_batch / step_time
+  double compute_s = 0;                ///< the critical rank's compute, s
+  double exposed_communication_s = 0;  ///< the critical rank's, s
+  double waiting_s = 0;                ///< the critical rank's wait for the others, s
+  int critical_rank = 0;
+  double measured_step_time = 0;  ///< median measured (--compare), s; NaN when not measured
+};
+
+/// Creates `path` (never over an existing file) with the root attributes and /predictions.
+/// Throws ResultError naming the path when it exists or cannot be written.
+void write_prediction_file(const std::string& path, const Provenance& provenance,
+                           const std::vector<PredictionRow>& rows);
+/// /predictions of `path`. Throws ResultError naming the path when it is missing, not a result
+/// file or has no /predictions.
+std::vector<PredictionRow> read_prediction_file(const std::string& path);
+
+/// Creates `path` (never over an existing file) with `models`. Throws ResultError naming the
+/// path when it exists or cannot be written.
+void write_model_file(const std::string& path, const ModelSet& models);
+
+/// Reads a model file. Throws ResultError naming the path and the group or attribute when it is
+/// missing, not HDF5, not schema_version 1, has no /op_models and /collective_models (not a
+/// model file: "fitted by scaletune fit"), or a model lacks a field.
+ModelSet read_model_file(const std::string& path);
+
+}  // namespace scaletune::results

@@ -1,0 +1,75 @@
+# scaletune profile under mpirun: /ops holds every op kind of the default grid and the shapes of
+# --jobs for both ranks, /collectives the benchmark on 2 ranks; the file passes the layout
+# check, and an existing file is never overwritten. Then fit and predict on it: models with
+# their errors, predictions against a measured run, and the bad inputs of both.
+source "$(dirname "$0")/lib.sh"
+
+run_status $MPIEXEC -n 2 "$SCALETUNE" profile --out p.h5 --jobs "$SOURCE_DIR/jobs/resnet50-cpu.toml"
+[ "$status" -eq 0 ] || fail "profile exited $status: $out"
+expect_match "$out" "scaletune profile: [0-9]+ ops \([0-9]+ from --jobs\) on every rank" "the op count"
+check_layout p.h5
+"$PYTHON" - <<'PY' || fail "the /ops table"
+import h5py
+f = h5py.File("p.h5", "r")
+t = f["ops"][()]
+ops = {o.decode() for o in t["op"]}
+assert len(ops) >= 40, sorted(ops)
+assert set(t["rank"]) == {0, 1}, set(t["rank"])
+assert (t["time_s"] > 0).all() and (t["repeats"] >= 5).all()
+conv = t[t["op"] == b"conv2d_forward"]
+# the resnet50-cpu job's first convolution (64x64 images, width 0.25: 16 channels, 7x7/2)
+assert any(b"in_channels=3 in_h=64 in_w=64 out_channels=16 kernel=7 stride=2" in s for s in conv["shape"]), conv["shape"][:5]
+emb = t[t["op"] == b"embedding_bag_forward"]
+assert (abs(emb["reuse"].sum(axis=1) - 1) < 1e-9).all()
+c = f["collectives"][()]
+assert {o.decode() for o in c["op"]} >= {"all_reduce", "alltoall", "all_gather"}
+assert set(c["ranks"]) == {2}
+PY
+run_status $MPIEXEC -n 2 "$SCALETUNE" profile --out p.h5
+[ "$status" -eq 2 ] || fail "profile over an existing file exited $status"
+expect_match "$out" "p.h5 exists; scaletune never overwrites results" "refused"
+run_status $MPIEXEC -n 1 "$SCALETUNE" profile extra
+[ "$status" -eq 2 ] || fail "profile with a positional exited $status"
+expect_match "$out" "usage: scaletune profile" "usage"
+run_status "$SCALETUNE" fit p.h5 --out m.h5
+[ "$status" -eq 0 ] || fail "fit exited $status: $out"
+expect_match "$out" "scaletune fit: [0-9]+ op models, [0-9]+ collective models from 1 file" "fit's summary"
+expect_match "$out" "gemm fp32 host +[0-9]+  (affine|power_law) +[0-9.]+%" "the GEMM model and its error"
+expect_match "$out" "all_reduce on 2 ranks +[0-9]+  curve" "the all-reduce curve"
+run_status "$SCALETUNE" fit p.h5 --out m.h5
+[ "$status" -eq 2 ] || fail "fit over an existing file exited $status"
+run_status "$SCALETUNE" fit m.h5 --out m2.h5
+[ "$status" -eq 2 ] && expect_match "$out" "no /ops and no /collectives" "a model file is no profile"
+
+tiny_job tiny "[1, 2]" "[8]" 3
+run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml --out measured.h5
+[ "$status" -eq 0 ] || fail "run exited $status: $out"
+run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured.h5 --out pred.h5 --phases
+[ "$status" -eq 0 ] || fail "predict exited $status: $out"
+expect_match "$out" "resnet50-r2-b8-even-fp32 +2 +[0-9.]+ +[0-9.]+ .* [+-][0-9.]+%" "a prediction with its error"
+expect_match "$out" "geomean \|error\| over 2 measured configurations" "the geomean"
+expect_match "$out" "compute by phase \(ms\): fwd=" "phases"
+"$PYTHON" - <<'PY' || fail "/predictions"
+import h5py, math
+p = h5py.File("pred.h5", "r")["predictions"]
+ids = [c.decode() for c in p["config"][()]]
+assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
+assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
+assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
+PY
+run_status "$SCALETUNE" predict tiny.toml --model m.h5 --world 4
+[ "$status" -eq 1 ] || fail "predict at 4 ranks without 4-rank collectives exited $status: $out"
+expect_match "$out" "not predicted: the model has no all_reduce model on 4 ranks" "a missing collective"
+sed 's/^batch_split = \["even"\]/&\nprecision = ["bf16"]/' tiny.toml >bf16.toml
+printf '[devices]\nkind = "cuda"\n' >>bf16.toml
+run_status "$SCALETUNE" predict bf16.toml --model m.h5
+[ "$status" -eq 0 ] || fail "predict of a cuda job with a host model exited $status: $out"
+expect_match "$out" "warning: the model was fitted on host devices; the job is described for cuda" "device kinds"
+run_status "$SCALETUNE" predict bf16.toml --model m.h5 --device cuda
+[ "$status" -eq 2 ] || fail "predict of bf16 ops with fp32 models exited $status: $out"
+expect_match "$out" "the model has no [a-z_0-9]+ bf16 model; profile that op with .scaletune profile --jobs" "a missing op kind"
+run_status "$SCALETUNE" predict tiny.toml --model p.h5
+[ "$status" -eq 2 ] && expect_match "$out" "not a model file" "a profile is no model"
+run_status "$SCALETUNE" predict tiny.toml
+[ "$status" -eq 2 ] && expect_match "$out" "--model MODEL.h5 is required" "--model"
+echo "profile, fit and predict ok"

