@@ -1,6 +1,7 @@
 // scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
 //                   [--compare RESULTS.h5...] [--device host|cuda]
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -28,7 +29,7 @@ namespace {
 
 constexpr const char* kUsage =
     "scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5] "
-    "[--compare RESULTS.h5,...] [--device host|cuda] [--phases]";
+    "[--compare RESULTS.h5,...] [--device host|cuda] [--phases] [--ops]";
 
 /// Median measured step time of every ok configuration in the files, by id (the last file
 /// wins).
@@ -75,7 +76,29 @@ struct Predicted {
   results::PredictionRow row;
   std::vector<std::string> extrapolates;
   std::string phases;  ///< the critical rank's compute per phase, "fwd=1.20 bwd=2.41" (ms)
+  std::string ops;     ///< the critical rank's compute per op kind, largest first (ms)
 };
+
+std::string op_text(const trace::RankTrace& t, const autotune::PerformanceModel& model) {
+  std::map<std::string, std::pair<double, int>> by_kind;
+  for (const trace::Event& e : t.events)
+    if (e.kind == trace::EventKind::compute) {
+      auto& [time, calls] = by_kind[e.compute.op];
+      time += model.op_time_s(e.compute);
+      ++calls;
+    }
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [op, x] : by_kind) order.push_back({x.first, op});
+  std::sort(order.rbegin(), order.rend());
+  std::string out;
+  char cell[128];
+  for (const auto& [time, op] : order) {
+    std::snprintf(cell, sizeof cell, "%s%s=%.3f(%d)", out.empty() ? "" : " ", op.c_str(),
+                  1e3 * time, by_kind[op].second);
+    out += cell;
+  }
+  return out;
+}
 
 std::string phase_text(const trace::RankTrace& t, const autotune::RankBreakdown& b) {
   std::string out;
@@ -109,6 +132,7 @@ Predicted predict_config(const DescribedJob& d, const job::Config& config,
            std::numeric_limits<double>::quiet_NaN()};
   p.extrapolates = extrapolations(ranks, model);
   p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
+  p.ops = op_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), model);
   return p;
 }
 
@@ -119,7 +143,7 @@ void print_header(bool compare) {
   std::printf("\n");
 }
 
-void print_row(const Predicted& p, bool phases) {
+void print_row(const Predicted& p, bool phases, bool ops) {
   const results::PredictionRow& r = p.row;
   std::printf("%-46s %5d %11.3f %12.1f %10.3f %10.3f %10.3f %5d", r.config.c_str(), r.ranks,
               1e3 * r.step_time, r.throughput, 1e3 * r.compute_s, 1e3 * r.exposed_communication_s,
@@ -129,6 +153,7 @@ void print_row(const Predicted& p, bool phases) {
                 100.0 * (r.step_time / r.measured_step_time - 1.0));
   std::printf("\n");
   if (phases) std::printf("    compute by phase (ms): %s\n", p.phases.c_str());
+  if (ops) std::printf("    compute by op, ms (calls): %s\n", p.ops.c_str());
   for (std::size_t i = 0; i < p.extrapolates.size() && i < 3; ++i)
     std::printf("    extrapolates: %s\n", p.extrapolates[i].c_str());
   if (p.extrapolates.size() > 3)
@@ -178,7 +203,7 @@ int predict(const Args& args, int argc, char** argv) {
       log_error += std::log(std::max(std::abs(p.row.step_time / it->second - 1.0), 1e-6));
       ++compared;
     }
-    print_row(p, args.flags.contains("--phases"));
+    print_row(p, args.flags.contains("--phases"), args.flags.contains("--ops"));
     rows.push_back(p.row);
   }
   for (const std::string& f : failures) std::printf("%s\n", f.c_str());
@@ -200,7 +225,7 @@ int predict_command(int argc, char** argv) {
   try {
     const Args args =
         parse_args(argc, argv, 2, "predict",
-                   {"--model", "--world", "--out", "--compare", "--device"}, {"--phases"});
+                   {"--model", "--world", "--out", "--compare", "--device"}, {"--phases", "--ops"});
     expect_positionals(args, 1, 1, kUsage);
     if (args.options.contains("--out")) expect_h5_path("--out", args.option("--out"));
     const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views

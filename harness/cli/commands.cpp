@@ -74,7 +74,7 @@ usage:
                                                       rank count, alpha-beta across rank counts);
                                                       prints each with its held-out error
   scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
-                    [--compare RESULTS.h5,...] [--device host|cuda]
+                    [--compare RESULTS.h5,...] [--device host|cuda] [--phases] [--ops]
                                                       predict each configuration's step time
                                                       from its described step along each rank's
                                                       critical path; --compare: against measured

@@ -99,9 +99,14 @@ TEST(OpInvocation, RunsEveryOpADescribedStepRecords) {
   std::set<std::string> kinds;
   for (const trace::ComputeOp& op : ops) kinds.insert(op.op);
   EXPECT_GE(kinds.size(), 30u);  // the three workloads use most of the op layer
-  const std::vector<OpSample> samples =
-      profile_ops(backend, device, ops,
-                  {.min_calls = 1, .max_calls = 1, .min_seconds = 0, .max_seconds = 0}, {});
+  const std::vector<OpSample> samples = profile_ops(backend, device, ops,
+                                                    {.min_calls = 1,
+                                                     .max_calls = 1,
+                                                     .min_seconds = 0,
+                                                     .max_seconds = 0,
+                                                     .rounds = 1,
+                                                     .before_op = {}},
+                                                    {});
   for (const OpSample& s : samples) {
     EXPECT_TRUE(s.error.empty()) << trace::describe(s.record) << ": " << s.error;
     EXPECT_GT(s.time_s, 0.0) << trace::describe(s.record);
