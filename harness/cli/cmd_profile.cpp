@@ -202,12 +202,7 @@ int profile(const Args& args, int argc, char** argv, int rank, int world) {
   options.resume = true;
   options.provenance = command_provenance(argc, argv);
   options.blas = kernels::blas_description();
-  options.make_communicator = std::move(backend.make);
-  options.rank_device = backend.device.get();
-  options.device_kind = backend.device_kind;
-  options.device = backend.bound;
-  options.cuda_runtime = backend.cuda_runtime;
-  options.nccl_version = backend.nccl_version;
+  use_backend(options, backend);
   core::WorkloadRegistry workloads;
   mpi::ConfigKinds kinds(workloads);
   mpi::add_collective_benchmark(kinds);

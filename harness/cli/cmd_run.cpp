@@ -114,12 +114,7 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   options.blas = kernels::blas_description();
   RunBackend backend = backend_for(spec);
   core::set_error_context(rank, mpi::processor_name(), backend.device->name());
-  options.make_communicator = std::move(backend.make);
-  options.rank_device = backend.device.get();
-  options.device_kind = backend.device_kind;
-  options.device = backend.bound;
-  options.cuda_runtime = backend.cuda_runtime;
-  options.nccl_version = backend.nccl_version;
+  use_backend(options, backend);
   core::WorkloadRegistry workloads;
   kernels::register_workloads(workloads);
   mpi::ConfigKinds kinds(workloads);

@@ -111,4 +111,13 @@ RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world) {
   return b;
 }
 
+void use_backend(mpi::SweepOptions& options, RunBackend& backend) {
+  options.make_communicator = std::move(backend.make);
+  options.rank_device = backend.device.get();
+  options.device_kind = backend.device_kind;
+  options.device = backend.bound;
+  options.cuda_runtime = backend.cuda_runtime;
+  options.nccl_version = backend.nccl_version;
+}
+
 }  // namespace scaletune::cli

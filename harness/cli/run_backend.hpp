@@ -12,6 +12,7 @@
 #include "harness/core/device.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
+#include "harness/mpi/sweep_runner.hpp"
 #include "harness/mpi/system_info.hpp"
 
 namespace scaletune::cli {
@@ -39,5 +40,10 @@ struct RunBackend {
 /// core::BackendUnavailable on every rank, the same message everywhere (naming the rank, its
 /// host and what to use instead), when the job cannot run on this launch.
 RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world);
+
+/// Sets the sweep's communicators, this rank's device (which must outlive the sweep: it stays
+/// owned by `backend`), device kind, bound device and library versions from `backend`; moves
+/// its communicator factory out.
+void use_backend(mpi::SweepOptions& options, RunBackend& backend);
 
 }  // namespace scaletune::cli
