@@ -46,9 +46,11 @@ std::optional<LogKind> log_kind_from_string(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path) {
+std::vector<CollectiveRow> read_collective_log(LogKind kind, const std::string& path,
+                                               int osu_collective_ranks) {
   const std::string text = read_text(path);
-  return kind == LogKind::osu ? parse_osu_log(text, path) : parse_nccl_tests_log(text, path);
+  return kind == LogKind::osu ? parse_osu_log(text, path, osu_collective_ranks)
+                              : parse_nccl_tests_log(text, path);
 }
 
 }  // namespace scaletune::autotune

@@ -7,7 +7,7 @@
 #include "autotune/detail/log_table.hpp"
 #include "autotune/detail/log_text.hpp"
 #include "autotune/detail/nccl_tests_context.hpp"
-#include "autotune/detail/osu_title.hpp"
+#include "autotune/detail/osu_context.hpp"
 #include "harness/results/bus_bandwidth.hpp"
 
 namespace scaletune::autotune {
@@ -57,71 +57,37 @@ bool is_row(const Words& words) {
                                                                " table row found");
 }
 
-/// osu_bw table header "Size Bandwidth (MB/s) [Validation]": true for one, false for a line
-/// that is no "# Size" header; throws at `place` for a "# Size" header with other columns.
-bool is_osu_bw_header(const Words& words, const LogPlace& place) {
-  if (words.size() < 2 || words[0] != "#" || words[1] != "Size") return false;
-  const bool bandwidth = words.size() >= 4 && words[2] == "Bandwidth" && words[3] == "(MB/s)";
-  if (!bandwidth || words.size() > 5 || (words.size() == 5 && words[4] != "Validation"))
-    place.fail("unsupported OSU table header: expected '# Size Bandwidth (MB/s) [Validation]'");
-  return true;
+/// /collectives bytes of an OSU row of `size` on `ranks` ranks: Size x ranks where OSU prints
+/// each rank's block (osu_allgather, osu_alltoall), else Size. Throws at `place` when that needs
+/// the rank count and `ranks` is 0.
+std::int64_t osu_message_bytes(const detail::OsuTest& test, std::int64_t size, int ranks,
+                               const LogPlace& place) {
+  if (!test.size_per_rank) return size;
+  if (ranks == 0)
+    place.fail(std::string(test.program) +
+               " prints the size of each rank's block; /collectives stores the whole buffer "
+               "(nccl-tests' size: Size x ranks), and OSU does not print the rank count: give "
+               "it (scaletune import osu --ranks N)");
+  return size * ranks;
 }
 
-/// Throws at `place` unless `title` names osu_bw, the one OSU test imported.
-void expect_osu_bw(const detail::OsuTitle& title, const LogPlace& place) {
-  if (title.is_osu_bw()) return;
-  place.fail("OSU test '" + title.library + " " + title.test +
-             "' is not imported: only osu_bw (one-way bandwidth, title '# OSU MPI[-CUDA|-ROCm] "
-             "Bandwidth Test') is");
+/// One OSU table row read with the current table of `context`. ranks: 2 for osu_bw and
+/// osu_latency, else `collective_ranks`. time_us: bytes / bandwidth (MB/s = bytes/us) or the
+/// printed latency. busbw where no bus factor applies: algbw for the point-to-point tests (one
+/// message over one link), 0 (unknown) for collectives of unknown rank count.
+CollectiveRow read_osu_row(const Words& words, const detail::OsuContext& context,
+                           int collective_ranks, const LogPlace& place) {
+  const detail::OsuTest* test = context.test();
+  if (test == nullptr) place.fail("table row before any OSU '# Size ...' header");
+  const detail::OsuValues v = detail::read_osu_row(words, context.columns(), place);
+  const int ranks = test->point_to_point ? 2 : collective_ranks;
+  const std::int64_t bytes = osu_message_bytes(*test, v.size, ranks, place);
+  const bool bandwidth = test->measure == detail::OsuMeasure::bandwidth_mbps;
+  const double time_us = bandwidth ? static_cast<double>(bytes) / v.measure : v.measure;
+  const double busbw_gbps = test->point_to_point ? results::algbw_gbps(bytes, time_us) : 0.0;
+  return make_row(kOsuTool, std::string(test->op), context.dtype(), bytes, ranks, time_us,
+                  busbw_gbps, v.wrong, place);
 }
-
-/// OSU validation column: "Pass" 0 wrong elements, "Fail" 1 (OSU does not count them).
-std::int64_t read_osu_validation(std::string_view word, const LogPlace& place) {
-  if (word == "Pass") return 0;
-  if (word == "Fail") return 1;
-  place.fail("column 'Validation': expected Pass or Fail, found '" + std::string(word) + "'");
-}
-
-/// One osu_bw row ("size MB/s [Pass|Fail]") with `columns` words.
-CollectiveRow read_osu_bw_row(const Words& words, std::size_t columns, const LogPlace& place) {
-  if (words.size() != columns)
-    place.fail("expected " + std::to_string(columns) + " columns (Size Bandwidth" +
-               (columns == 3 ? " Validation" : "") + "), found " + std::to_string(words.size()));
-  const std::int64_t bytes = detail::read_integer(words[0], "Size", place);
-  if (bytes == 0) place.fail("column 'Size': expected a message size > 0 bytes");
-  const double mbps = detail::read_number(words[1], "Bandwidth", place);
-  if (mbps <= 0.0) place.fail("column 'Bandwidth': expected a bandwidth > 0 MB/s");
-  const std::int64_t wrong = columns == 3 ? read_osu_validation(words[2], place) : -1;
-  // MB/s = 1e6 bytes/s = bytes/us, so bytes / (MB/s) is microseconds.
-  return make_row(kOsuTool, "osu_bw", "byte", bytes, 2, static_cast<double>(bytes) / mbps,
-                  mbps * 1e-3, wrong, place);
-}
-
-/// The state of an OSU log between lines: whether an osu_bw title came, the current table.
-struct OsuTable {
-  bool titled = false;      ///< an osu_bw title line was read
-  std::size_t columns = 0;  ///< words per row of the current table; 0 before the first header
-  detail::TableSpan span;
-
-  /// Reads a line that is not a table row: a title (osu_bw only), a "# Size" header (after an
-  /// osu_bw title), or other text.
-  void read(const Words& words, std::string_view line, const LogPlace& place) {
-    if (const auto title = detail::osu_title(line)) {
-      expect_osu_bw(*title, place);
-      titled = true;
-      span.end();
-    } else if (is_osu_bw_header(words, place)) {
-      if (!titled)
-        place.fail(
-            "OSU table header without an '# OSU MPI Bandwidth Test' title line before it: the "
-            "title tells osu_bw from osu_bibw and osu_put_bw, which print the same header");
-      columns = words.size() - 2;
-      span.header();
-    } else {
-      span.other(words);
-    }
-  }
-};
 
 }  // namespace
 
@@ -147,23 +113,34 @@ std::vector<CollectiveRow> parse_nccl_tests_log(const std::string& text, const s
   return rows;
 }
 
-std::vector<CollectiveRow> parse_osu_log(const std::string& text, const std::string& path) {
+std::vector<CollectiveRow> parse_osu_log(const std::string& text, const std::string& path,
+                                         int collective_ranks) {
+  if (collective_ranks < 0)
+    throw std::invalid_argument("rank count " + std::to_string(collective_ranks) +
+                                ": expected >= 1, or 0 for unknown");
   const std::vector<LogLine> lines = detail::log_lines(text);
-  OsuTable table;
+  detail::OsuContext context;
   std::vector<CollectiveRow> rows;
+  bool collective = false;
   for (const LogLine& line : lines) {
     const LogPlace place{path, line.number};
     const Words words = detail::split_words(line.text);
     if (!is_row(words)) {
-      detail::expect_no_unreadable_row(words, table.span.inside(), table.columns, "Size", place);
-      table.read(words, line.text, place);
+      detail::expect_no_unreadable_row(words, context.in_table(), context.row_width(), "Size",
+                                       place);
+      context.read(words, line.text, place);
       continue;
     }
-    if (table.columns == 0) place.fail("table row before any '# Size Bandwidth (MB/s)' header");
-    rows.push_back(read_osu_bw_row(words, table.columns, place));
-    table.span.row();
+    rows.push_back(read_osu_row(words, context, collective_ranks, place));
+    collective = collective || !context.test()->point_to_point;
+    context.read_row();
   }
-  if (rows.empty()) fail_no_rows(lines, path, "OSU osu_bw");
+  if (rows.empty()) fail_no_rows(lines, path, "OSU");
+  if (collective_ranks > 0 && !collective)
+    LogPlace{path, lines.back().number}.fail(
+        "a rank count is given (--ranks " + std::to_string(collective_ranks) +
+        ") but the log holds only osu_bw and osu_latency tables, which run on 2 ranks; the rank "
+        "count is for OSU collective tables");
   return rows;
 }
 

@@ -7,10 +7,6 @@
 
 namespace scaletune::autotune::detail {
 
-bool OsuTitle::is_osu_bw() const {
-  return (library == "MPI" || library.starts_with("MPI-")) && test == "Bandwidth";
-}
-
 std::optional<OsuTitle> osu_title(std::string_view line) {
   const std::vector<std::string_view> words = split_words(line);
   if (words.size() < 4 || words[0] != "#" || words[1] != "OSU") return std::nullopt;

@@ -1,7 +1,7 @@
 #pragma once
 // The title line an OSU Micro-Benchmarks program prints first ("# OSU MPI-CUDA Bandwidth Test
-// v7.5"), which tells osu_bw from the tests that print the same table header (osu_bibw,
-// osu_put_bw, ...).
+// v7.5", "# OSU NCCL-CUDA Allreduce Latency Test v7.5"), which names the test whose table
+// follows: tests with different meanings print the same table header.
 
 #include <optional>
 #include <string>
@@ -10,15 +10,12 @@
 namespace scaletune::autotune::detail {
 
 /// What an OSU title names. OSU prints "# OSU <library><accelerator> <test> Test v<version>"
-/// (each benchmark's BENCHMARK string, e.g. "OSU MPI%s Bi-Directional Bandwidth Test", with
-/// "-CUDA", "-ROCm", "-OpenACC" or "" for %s).
+/// (each benchmark's BENCHMARK string, e.g. "OSU MPI%s Allreduce Latency Test", with "-CUDA",
+/// "-ROCM", "-OPENACC" or "" for %s; the osu_xccl_* programs print "OSU NCCL%s ..." or
+/// "OSU RCCL%s ...").
 struct OsuTitle {
-  std::string library;  ///< "MPI", "MPI-CUDA", "MPI_Put", "OpenSHMEM", ...
-  std::string test;     ///< "Bandwidth", "Bi-Directional Bandwidth", "Latency", ...
-
-  /// True for osu_bw, the one-way bandwidth test: library "MPI" or "MPI-<accelerator>", test
-  /// "Bandwidth".
-  bool is_osu_bw() const;
+  std::string library;  ///< "MPI", "MPI-CUDA", "NCCL-CUDA", "MPI_Put", "OpenSHMEM", ...
+  std::string test;     ///< "Bandwidth", "Latency", "Allreduce Latency", ...
 };
 
 /// The title `line` holds ("# OSU <library> <test words> Test ..."); nullopt for any other line.

@@ -33,7 +33,8 @@ struct ImportRequest {
   autotune::LogKind kind = autotune::LogKind::nccl_tests;
   std::vector<std::string> logs;
   std::string out;
-  int ranks = 0;  ///< rank count for every nccl-tests row; 0: as each log says
+  int ranks = 0;  ///< rank count for every nccl-tests row and OSU collective row; 0: as each
+                  ///< log says
 };
 
 /// What one import writes: /collectives rows and /configs groups.
@@ -88,9 +89,8 @@ ImportRequest parse_request(int argc, char** argv) {
   if (args.options.contains("--ranks")) {
     r.ranks = parse_rank_count("--ranks", args.option("--ranks"));
     if (r.mlperf)
-      throw UsageError("--ranks applies to nccl-tests logs only (an MLPerf row gives its own)");
-    if (r.kind == autotune::LogKind::osu)
-      throw UsageError("--ranks applies to nccl-tests logs only (osu_bw always runs on 2 ranks)");
+      throw UsageError(
+          "--ranks applies to nccl-tests and OSU logs only (an MLPerf row gives its own)");
   }
   return r;
 }
@@ -115,8 +115,11 @@ void warn_rank_override(const ImportedLog& log, int ranks) {
 }
 
 /// The rows of the log `path`, with the rank count `ranks` (> 0) in every row, warning when it
-/// differs from the log's, or with the log's own (0).
+/// differs from the log's, or with the log's own (0). OSU logs print no rank count: `ranks` is
+/// that of their collective tables (osu_bw and osu_latency rows keep 2).
 ImportedLog read_log(autotune::LogKind kind, const std::string& path, int ranks) {
+  if (kind == autotune::LogKind::osu)
+    return {path, autotune::read_collective_log(kind, path, ranks)};
   ImportedLog log{path, autotune::read_collective_log(kind, path)};
   if (ranks == 0) return log;
   warn_rank_override(log, ranks);

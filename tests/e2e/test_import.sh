@@ -1,9 +1,12 @@
 # scaletune import: the real nccl-tests and OSU logs into /collectives, each row checked against
 # its own log line; --ranks and its warning; appending to a sweep's result file, which inspect and
-# autotune then read; and bad input (exit 2, no file written or changed): unreadable rows, OSU
-# tests other than osu_bw, a table another tool wrote without chunking.
+# autotune then read; the OSU collective latency and osu_latency logs of tests/data/osu with
+# their rank counts, and fit on an imported osu_allreduce log; and bad input (exit 2, no file
+# written or changed): unreadable rows, OSU tests that are not imported, an OSU all-to-all
+# without its rank count, a table another tool wrote without chunking.
 source "$(dirname "$0")/lib.sh"
 DATA="$SHARED_DIR/data/nccl-tests"
+OSU_DATA="$SOURCE_DIR/tests/data/osu"
 
 # expect_exit STATUS REGEX CMD...: CMD exits STATUS and its output matches REGEX.
 expect_exit() {
@@ -129,6 +132,72 @@ expect_exit 0 "wrote 138 rows to new file osu-fail.h5" "$SCALETUNE" import osu o
 check_rows osu-fail.h5 osu osu-fail.log
 "$PYTHON" -c 'import h5py, sys; w = list(h5py.File("osu-fail.h5", "r")["collectives"]["wrong"]); sys.exit(not (w.count(1) == 1 and w.count(0) == 137))' ||
   fail "osu-fail.h5: expected one row with wrong 1"
+
+# The OSU latency logs, each with the rank count of its collective tables (its SYSTEM line):
+# every table row stored once, its values those of its own line. Size is each rank's block for
+# alltoall and all_gather (stored bytes: Size x ranks); latency tables: time = the printed
+# average; osu_latency and osu_bw rows always run on 2 ranks.
+check_osu_rows() {
+  "$PYTHON" - "$@" <<'PY' || fail "rows of $1 against $2"
+import re, sys
+import h5py
+
+def text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+def factor(op, n):  # nccl-tests doc/PERFORMANCE.md
+    return {"all_reduce": 2 * (n - 1) / n, "all_gather": (n - 1) / n, "alltoall": (n - 1) / n,
+            "reduce_scatter": (n - 1) / n}.get(op, 1.0)
+
+path, log, ranks = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = open(log).read().split("\n")
+table_rows = {i + 1 for i, l in enumerate(lines) if re.match(r"[0-9]+\s", l)}
+rows = h5py.File(path, "r")["collectives"][()]
+seen = set()
+for r in rows:
+    line = int(text(r["source"]).rsplit(":", 1)[1])
+    assert line in table_rows and line not in seen, line
+    seen.add(line)
+    w = lines[line - 1].split()
+    op, n = text(r["op"]), (2 if text(r["op"]).startswith("osu_") else ranks)
+    assert r["ranks"] == n, (line, r["ranks"], n)
+    assert r["bytes"] == int(w[0]) * (n if op in ("alltoall", "all_gather") else 1), (line, w)
+    want_us = r["bytes"] / float(w[1]) if op == "osu_bw" else float(w[1])
+    assert abs(r["time_us"] - want_us) <= 1e-9 * want_us, (line, w, r["time_us"])
+    if n > 0:
+        want = r["algbw_GBps"] * factor(op, n)
+        assert abs(r["busbw_GBps"] - want) <= 1e-9 * want + 1e-12, (line, r["busbw_GBps"], want)
+    assert r["wrong"] == ({"Pass": 0, "Fail": 1}[w[-1]] if w[-1] in ("Pass", "Fail") else -1)
+assert seen == table_rows, f"{len(table_rows - seen)} table rows missing"
+PY
+}
+for entry in osu_alltoall_gh200_alps_8ranks_validation:8 osu_alltoall_oci_x9_36ranks:36 \
+    osu_allgather_alaska_64ranks_v5.6.2:64 osu_allreduce_c220g5_8ranks_v7.0_full:8 \
+    osu_allreduce_c220g5_cxl_vms_8ranks_v7.1_float_validation:8 osu_allreduce_oci_x9_144ranks_int:144 \
+    osu_bcast_c220g5_8ranks_v7.0_full:8 osu_latency_xccl_allreduce_oci_a100:8 \
+    osu_latency_alaska_v5.6.2: osu_latency_bw_oci_x9_2nodes:; do
+  name=${entry%%:*} ranks=${entry#*:} log="$OSU_DATA/${entry%%:*}.log"
+  expect_exit 0 "wrote $(grep -cE '^[0-9]+\s' "$log") rows to new file $name.h5" \
+    "$SCALETUNE" import osu "$log" --out "$name.h5" ${ranks:+--ranks "$ranks"}
+  check_layout "$name.h5"
+  check_osu_rows "$name.h5" "$log" "${ranks:-0}"
+done
+expect_exit 0 "^osu_allgather_alaska_64ranks_v5.6.2.h5: 0 configurations, 21 /collectives rows$" \
+  "$SCALETUNE" inspect osu_allgather_alaska_64ranks_v5.6.2.h5
+expect_match "$out" "^all_gather +byte +64 +67,108,864 +out " "an OSU all_gather row of 64 x 1 MiB"
+# Without --ranks an all-reduce is stored with ranks 0 (a warning says so) and is not fitted.
+allreduce8="$OSU_DATA/osu_allreduce_c220g5_8ranks_v7.0_full.log"
+expect_exit 0 "wrote 19 rows to new file allreduce-unknown.h5" \
+  "$SCALETUNE" import osu "$allreduce8" --out allreduce-unknown.h5
+expect_match "$out" "warning: .*8ranks_v7.0_full.log: 19 of 19 rows have no rank count.*--ranks N" \
+  "unknown OSU rank count"
+# fit reads imported OSU all-reduce rows as it reads nccl-tests rows.
+expect_exit 0 "scaletune fit: 0 op models, [0-9]+ collective models from 2 files" \
+  "$SCALETUNE" fit osu_allreduce_c220g5_8ranks_v7.0_full.h5 osu_allreduce_oci_x9_144ranks_int.h5 \
+  --out osu-model.h5
+expect_match "$out" "all_reduce on 8 ranks +19  curve" "the 8-rank OSU all-reduce curve"
+expect_match "$out" "all_reduce on 144 ranks +27  curve" "the 144-rank OSU all-reduce curve"
+
 h100="$DATA/nccl_h100_1node_8gpu_multi_collective.log"
 rtx="$DATA/nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log"
 expect_exit 0 "\(50 from .*multi_collective.log, 168 from .*5collectives.log\)" \
@@ -177,7 +246,7 @@ expect_exit 2 "truncated.log:$line: .*columns" \
 grep -v -E '^\s*[0-9]+\s' "$h100" >no-table.log
 expect_exit 2 "no-table.log:[0-9]+: no nccl-tests table row found" \
   "$SCALETUNE" import nccl-tests no-table.log --out x.h5
-expect_exit 2 "no-table.log:[0-9]+: no OSU osu_bw table row found" \
+expect_exit 2 "no-table.log:[0-9]+: no OSU table row found" \
   "$SCALETUNE" import osu no-table.log --out x.h5
 expect_exit 2 "missing.log: cannot read the log: no such file" \
   "$SCALETUNE" import nccl-tests "$h100" missing.log --out x.h5
@@ -198,8 +267,15 @@ expect_exit 2 "unreadable-osu.log:$osu_line: column 'Size'.*found '-1024'" \
   "$SCALETUNE" import osu unreadable-osu.log --out x.h5
 # Other OSU tests print the same table: refused by their title line.
 sed 's/Bandwidth Test/Bi-Directional Bandwidth Test/' "$osu" >bibw.log
-expect_exit 2 "bibw.log:[0-9]+: OSU test 'MPI Bi-Directional Bandwidth' is not imported: only osu_bw \(one-way bandwidth" \
+expect_exit 2 "bibw.log:[0-9]+: OSU test 'MPI Bi-Directional Bandwidth' is not imported: only osu_bw, osu_latency, osu_allreduce" \
   "$SCALETUNE" import osu bibw.log --out x.h5
+# An OSU all-to-all prints each rank's block: without the rank count its rows cannot be stored.
+alltoall="$OSU_DATA/osu_alltoall_oci_x9_36ranks.log"
+expect_exit 2 "osu_alltoall_oci_x9_36ranks.log:$(grep -n -m 1 -E '^1\s' "$alltoall" | cut -d: -f1): osu_alltoall prints the size of each rank's block.*--ranks N" \
+  "$SCALETUNE" import osu "$alltoall" --out x.h5
+sed -E 's/^# Size( +)Avg Latency\(us\)$/# Size\1Avg Latency(us)  Transmit Size/' "$alltoall" >transmit.log
+expect_exit 2 "transmit.log:$(grep -n -m 1 '^# Size' "$alltoall" | cut -d: -f1): unsupported OSU table header: unknown column 'Transmit Size'" \
+  "$SCALETUNE" import osu transmit.log --out x.h5 --ranks 36
 # expect_usage REGEX CMD...: exit 2, REGEX and the usage line.
 expect_usage() {
   expect_exit 2 "$@"
@@ -218,12 +294,13 @@ for n in 0 -3 x 2.5 99999999; do
   expect_usage "--ranks takes a rank count from 1 to 1048576, got '$n'" \
     "$SCALETUNE" import nccl-tests "$fragment" --out x.h5 --ranks "$n"
 done
-expect_exit 2 "--ranks applies to nccl-tests logs only" "$SCALETUNE" import osu "$osu" --out x.h5 --ranks 2
+expect_exit 2 "host_and_cuda.log:[0-9]+: a rank count is given \(--ranks 2\) but the log holds only osu_bw and osu_latency tables" \
+  "$SCALETUNE" import osu "$osu" --out x.h5 --ranks 2
 expect_exit 2 "is given twice" "$SCALETUNE" import osu "$osu" "$osu" --out x.h5
 echo "not hdf5" >text.h5
 expect_exit 2 "text.h5" "$SCALETUNE" import osu "$osu" --out text.h5
 [ "$(cat text.h5)" = "not hdf5" ] || fail "import changed a file that is no result file"
-[ -z "$(ls -A | grep -v -E '^(truncated|no-table|unreadable|unreadable-osu|bibw)\.log$|^text\.h5$')" ] ||
+[ -z "$(ls -A | grep -v -E '^(truncated|no-table|unreadable|unreadable-osu|bibw|transmit)\.log$|^text\.h5$')" ] ||
   fail "bad input left files: $(ls -A)"
 cd ..
 

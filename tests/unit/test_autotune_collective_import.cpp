@@ -86,6 +86,18 @@ TEST(CollectiveImport, RowsKeepTheRankCountOfTheLog) {
   for (const auto& row : at::read_collective_log(at::LogKind::osu, osu)) EXPECT_EQ(row.ranks, 2);
 }
 
+TEST(CollectiveImport, OsuCollectiveTablesTakeTheGivenRankCount) {
+  const std::string osu =
+      SCALETUNE_SOURCE_DIR "/tests/data/osu/osu_latency_xccl_allreduce_oci_a100.log";
+  const auto rows = at::read_collective_log(at::LogKind::osu, osu, 8);
+  expect_same_rows(rows, at::parse_osu_log(read_text(osu), osu, 8));
+  ASSERT_EQ(rows.size(), 8u);
+  EXPECT_EQ(rows.front().ranks, 2);  // osu_latency
+  EXPECT_EQ(rows.back().ranks, 8);   // osu_xccl_allreduce on mpirun -n 8
+  for (const auto& row : at::read_collective_log(at::LogKind::osu, osu))
+    EXPECT_EQ(row.ranks, row.op == "osu_latency" ? 2 : 0);
+}
+
 TEST(CollectiveImport, UnreadableFilesAreErrorsNamingThem) {
   const std::string missing = k_data_dir + "no-such.log";
   const std::string no_file = error_of([&] { at::read_collective_log(at::LogKind::osu, missing); });
@@ -102,7 +114,7 @@ TEST(CollectiveImport, LogOfAnotherKindHasNoTableRow) {
   const std::string as_nccl =
       error_of([&] { at::read_collective_log(at::LogKind::nccl_tests, osu); });
   EXPECT_EQ(as_nccl.rfind(osu + ":", 0), 0u) << as_nccl;
-  // An nccl-tests log read as OSU: no "# Size Bandwidth" header before its rows.
+  // An nccl-tests log read as OSU: no OSU "# Size ..." header before its rows.
   const std::string nccl = k_data_dir + "nccl_h100_2node_16gpu_a3mega_allreduce.log";
   const std::string as_osu = error_of([&] { at::read_collective_log(at::LogKind::osu, nccl); });
   EXPECT_EQ(as_osu.rfind(nccl + ":", 0), 0u) << as_osu;

@@ -1,0 +1,75 @@
+// `scaletune fit` on imported OSU collective rows, as on nccl-tests rows: the real
+// osu_allreduce tables of tests/data/osu give all_reduce curves at their rank counts, under
+// the op name the performance model looks up for a traced all-reduce.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autotune/collective_log.hpp"
+#include "autotune/model_fitting.hpp"
+#include "autotune/performance_model.hpp"
+
+namespace at = scaletune::autotune;
+namespace results = scaletune::results;
+namespace trace = scaletune::trace;
+
+namespace {
+
+const std::string k_data_dir = SCALETUNE_SOURCE_DIR "/tests/data/osu/";
+
+/// A result set holding the /collectives rows of the OSU log `name` run on `ranks` ranks.
+results::ResultSet imported(const std::string& name, int ranks) {
+  std::ifstream in(k_data_dir + name);
+  EXPECT_TRUE(in) << "cannot open " << k_data_dir + name;
+  std::ostringstream text;
+  text << in.rdbuf();
+  results::ResultSet set;
+  set.path = name + ".h5";
+  set.collectives = at::parse_osu_log(text.str(), name, ranks);
+  return set;
+}
+
+const at::FitLine* report_line(const at::FitResult& fit, const std::string& what) {
+  for (const at::FitLine& line : fit.report)
+    if (line.what == what) return &line;
+  return nullptr;
+}
+
+trace::Collective all_reduce(std::int64_t bytes, int participants) {
+  trace::Collective c;
+  c.op = "all_reduce";
+  c.dtype = "fp32";
+  c.bytes = bytes;
+  c.count = bytes / 4;
+  c.participants = participants;
+  return c;
+}
+
+}  // namespace
+
+TEST(OsuCollectiveFit, AllreduceTablesGiveCurvesThePerformanceModelUses) {
+  const std::vector<results::ResultSet> inputs = {
+      imported("osu_allreduce_c220g5_8ranks_v7.0_full.log", 8),
+      imported("osu_allreduce_oci_x9_144ranks_int.log", 144)};
+  const at::FitResult fit = at::fit_models(inputs);
+  for (const auto& [what, points] : std::vector<std::pair<std::string, int>>{
+           {"all_reduce on 8 ranks", 19}, {"all_reduce on 144 ranks", 27}}) {
+    const at::FitLine* line = report_line(fit, what);
+    ASSERT_NE(line, nullptr) << what;
+    EXPECT_EQ(line->model, "curve") << what << ": " << line->note;
+    EXPECT_EQ(line->points, points) << what;
+  }
+  const at::PerformanceModel model(fit.models);
+  // At a fitted size the curve, corrected by its residual there, gives the measured time:
+  // "1048576  4225.22 ..." (8 ranks), "268435456  496306.98" (144 ranks).
+  EXPECT_NEAR(model.collective_time_s(all_reduce(1048576, 8)), 4225.22e-6, 1e-3 * 4225.22e-6);
+  EXPECT_NEAR(model.collective_time_s(all_reduce(268435456, 144)), 496306.98e-6,
+              1e-3 * 496306.98e-6);
+  EXPECT_EQ(model.collective_basis(all_reduce(1048576, 8)), "all_reduce curve at 8 ranks");
+  // Two rank counts: the model across rank counts covers the others, from 8 to 144.
+  EXPECT_NE(report_line(fit, "all_reduce across ranks"), nullptr);
+  EXPECT_GT(model.collective_time_s(all_reduce(1048576, 32)), 0.0);
+}
