@@ -12,17 +12,14 @@ namespace scaletune::autotune {
 namespace {
 
 void check_runs(std::span<const TrainingRun> runs) {
-  std::set<double> batches;
-  for (const TrainingRun& run : runs) {
+  for (const TrainingRun& run : runs)
     if (!(run.global_batch > 0.0) || !(run.epochs > 0.0))
       throw std::invalid_argument("run '" + run.id + "': global batch " +
                                   std::to_string(run.global_batch) + ", epochs " +
                                   std::to_string(run.epochs) + " (expected both positive)");
-    batches.insert(run.global_batch);
-  }
-  if (batches.size() < 2)
+  if (const std::size_t batches = distinct_global_batches(runs); batches < 2)
     throw std::invalid_argument("epochs model: needs runs at >= 2 distinct global batches, got " +
-                                std::to_string(batches.size()));
+                                std::to_string(batches));
 }
 
 /// Least squares a + b·B: b = max(0, Sxy/Sxx), a = ȳ − b·x̄ (the b >= 0 optimum, see fit_epochs).
@@ -45,6 +42,12 @@ std::pair<double, double> line_fit(std::span<const TrainingRun> runs) {
 }
 
 }  // namespace
+
+std::size_t distinct_global_batches(std::span<const TrainingRun> runs) {
+  std::set<double> batches;
+  for (const TrainingRun& run : runs) batches.insert(run.global_batch);
+  return batches.size();
+}
 
 EpochsFit fit_epochs(std::span<const TrainingRun> runs) {
   check_runs(runs);

@@ -2,6 +2,7 @@
 // Epochs to the target accuracy as a function of the global batch: the statistical cost of
 // large batches, apart from the hardware's speed.
 
+#include <cstddef>
 #include <span>
 
 #include "autotune/training_run.hpp"
@@ -19,6 +20,9 @@ struct EpochsFit {
   double mape = 0;         ///< mean of |predicted − measured| / measured, fraction
   int points = 0;          ///< runs fitted
 };
+
+/// The number of distinct global batches among `runs` (fit_epochs() needs at least 2).
+std::size_t distinct_global_batches(std::span<const TrainingRun> runs);
 
 /// Fits epochs(B) = a + b·B by least squares on epochs over all `runs` (every accelerator and
 /// stack: the epochs a batch needs do not depend on the hardware), with b >= 0: when the

@@ -1,11 +1,12 @@
 #include "autotune/ttt_report.hpp"
 
 #include <algorithm>
-#include <set>
+#include <cmath>
 
 #include "autotune/detail/format.hpp"
 #include "autotune/detail/text_table.hpp"
 #include "autotune/recommend.hpp"
+#include "autotune/ttt_check.hpp"
 
 namespace scaletune::autotune {
 namespace {
@@ -16,12 +17,6 @@ using detail::percent;
 using detail::significant;
 
 constexpr std::size_t kListedGroups = 12;
-
-std::set<double> distinct_batches(std::span<const TrainingRun> runs) {
-  std::set<double> batches;
-  for (const TrainingRun& r : runs) batches.insert(r.global_batch);
-  return batches;
-}
 
 std::string law_text(const ScalingFit& fit) {
   std::string text = fit.model;
@@ -88,31 +83,74 @@ std::string groups_table(const TttModel& model, std::span<const TrainingRun> run
   return detail::to_markdown(t);
 }
 
-std::string check_table(const HoldoutResult& h) {
-  detail::TextTable t{{"id", "measured", "predicted", "error"}, {"", "min", "min", "%"}, {}};
-  for (const HoldoutRow& r : h.rows)
-    t.rows.push_back(
-        {r.id, significant(r.measured_min, 4), significant(r.predicted_min, 4), percent(r.ape)});
+/// The test runs' measured and predicted times, without and with the round factor.
+std::string check_table(const LatestRoundCheck& c) {
+  detail::TextTable t{{"id", "measured", "predicted without", "error without",
+                       "predicted with factor", "error with factor"},
+                      {"", "min", "min", "%", "min", "%"},
+                      {}};
+  for (std::size_t k = 0; k < c.without_factor.rows.size(); ++k) {
+    const HoldoutRow& without = c.without_factor.rows[k];
+    const HoldoutRow& with = c.with_factor.rows[k];
+    t.rows.push_back({without.id, significant(without.measured_min, 4),
+                      significant(without.predicted_min, 4), percent(without.ape),
+                      significant(with.predicted_min, 4), percent(with.ape)});
+  }
   return detail::to_markdown(t);
+}
+
+std::string factors_table(const RoundFactors& f) {
+  detail::TextTable t{
+      {"round", "runs in shared configurations", "software level", "factor to " + f.target_round},
+      {"", "", "x " + f.anchor_round, "x"},
+      {}};
+  for (const RoundFactor& r : f.rounds)
+    t.rows.push_back(
+        {r.round, std::to_string(r.shared_runs), fixed(r.level, 4), fixed(r.to_target, 4)});
+  return detail::to_markdown(t);
+}
+
+std::string factors_text(const RoundFactors& f) {
+  if (f.anchor_round.empty())
+    return "Round factor: no configuration (accelerator, stack, device count) was submitted in "
+           "more than one earlier round, so every factor is 1.\n";
+  const bool unlinked =
+      std::ranges::any_of(f.rounds, [](const RoundFactor& r) { return std::isnan(r.level); });
+  return "Round factor: newer software makes the same accelerator, stack and device count run "
+         "faster in later rounds, though not in every round. Software levels from the " +
+         std::to_string(f.configurations) +
+         " configurations (accelerator, stack, device count) submitted in more than one earlier "
+         "round: least squares on ln throughput with one intercept per configuration and one "
+         "level per round (" +
+         f.anchor_round + " = 1); " + f.target_round + " is forecast as " + f.anchor_round +
+         "'s level times the geometric mean of the round-to-round speed-ups, " + fixed(f.step, 4) +
+         " per round. Each earlier run's throughput is multiplied by its " +
+         "round's factor before the fit" +
+         (unlinked ? " (level \"-\": a round sharing no configuration with " + f.anchor_round +
+                         "'s rounds, brought forward by the speed-up per round alone)"
+                   : std::string()) +
+         ".\n\n" + factors_table(f);
+}
+
+std::string errors_text(const HoldoutResult& h) {
+  return "median error " + percent(h.median_ape) + "%, worst " + percent(h.worst_ape) + "%";
 }
 
 /// Fit on every round before the latest, predict the latest.
 TttSection with_check(std::span<const TrainingRun> runs, TttSection section) {
-  std::string latest;
-  for (const TrainingRun& r : runs) latest = std::max(latest, r.round);
-  std::vector<TrainingRun> train, test;
-  for (const TrainingRun& r : runs) (r.round == latest ? test : train).push_back(r);
-  if (train.empty() || distinct_batches(train).size() < 2) return section;
-  const HoldoutResult h = evaluate_holdout(train, test);
-  const std::string summary = latest + " predicted from earlier rounds: median error " +
-                              percent(h.median_ape) + "%, worst " + percent(h.worst_ape) + "% (" +
-                              std::to_string(h.rows.size()) + " of " + std::to_string(test.size()) +
-                              " rows; " + std::to_string(h.unpredictable) +
-                              " with an accelerator not in earlier rounds)";
-  section.check_line = "time-to-train model: " + summary;
-  section.markdown += "\n### Check: " + latest + " predicted from earlier rounds\n\nFitted on " +
-                      std::to_string(train.size()) +
-                      " runs of the earlier rounds only: " + summary + ".\n\n" + check_table(h);
+  const auto c = check_latest_round(runs);
+  if (!c) return section;
+  const std::string errors =
+      errors_text(c->with_factor) + " with the round factor; " + errors_text(c->without_factor) +
+      " without (" + std::to_string(c->with_factor.rows.size()) + " of " +
+      std::to_string(c->test_runs) + " rows; " + std::to_string(c->with_factor.unpredictable) +
+      " with an accelerator not in earlier rounds)";
+  section.check_line =
+      "time-to-train model: " + c->round + " predicted from earlier rounds: " + errors;
+  section.markdown += "\n### Check: " + c->round + " predicted from earlier rounds\n\nFitted on " +
+                      std::to_string(c->train_runs) +
+                      " runs of the earlier rounds only: " + errors + ".\n\n" +
+                      factors_text(c->factors) + "\n" + check_table(*c);
   return section;
 }
 
@@ -120,7 +158,7 @@ TttSection with_check(std::span<const TrainingRun> runs, TttSection section) {
 
 TttSection ttt_section(std::span<const results::ConfigResult> configs) {
   const std::vector<TrainingRun> runs = training_runs(configs);
-  if (runs.empty() || distinct_batches(runs).size() < 2) return {};
+  if (runs.empty() || distinct_global_batches(runs) < 2) return {};
   const TttModel model = fit_ttt_model(runs);
   TttSection section;
   section.markdown =

@@ -19,6 +19,10 @@ for plot in throughput efficiency pareto clusters; do
 done
 expect_match "$out" "^best by TOPSIS: mlperf-" "autotune"
 expect_match "$out" "^Top cluster: [0-9]+ configurations? on [0-9]+(-[0-9]+)? devices" "autotune"
+expect_match "$out" "^time-to-train model: v3\.1 predicted from earlier rounds: median error [0-9.]+%, \
+worst [0-9.]+% with the round factor; median error [0-9.]+%, worst [0-9.]+% without \\([0-9]+ of [0-9]+ rows" \
+  "autotune"
+grep -q "^Round factor: " out/mlperf.md || fail "out/mlperf.md has no round factor"
 
 # The best configuration and the Pareto front, computed here from the stored attributes.
 "$PYTHON" - mlperf.h5 out/mlperf.md "$out" <<'PY' || fail "ranking against a naive computation"
