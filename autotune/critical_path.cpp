@@ -102,12 +102,15 @@ class Composer {
 
   void add_span(std::size_t r, bool communication, const trace::Event& e, double begin,
                 double end) {
-    m_out.spans.push_back({.rank = static_cast<int>(r),
-                           .communication = communication,
-                           .phase = e.phase,
-                           .name = communication ? e.collective.op : e.compute.op,
-                           .begin_s = begin,
-                           .end_s = end});
+    trace::TimelineSpan span;
+    span.rank = static_cast<int>(r);
+    span.kind = communication ? trace::SpanKind::collective : trace::SpanKind::op;
+    span.phase = m_traces[r].phase_names.at(static_cast<std::size_t>(e.phase));
+    span.name = communication ? e.collective.op : e.compute.op;
+    span.begin_s = begin;
+    span.end_s = end;
+    span.bytes = communication ? e.collective.bytes : 0;
+    m_out.spans.push_back(std::move(span));
   }
 
   void finish() {
@@ -119,8 +122,9 @@ class Composer {
         m_out.critical_rank = static_cast<int>(r);
       }
     }
-    std::stable_sort(m_out.spans.begin(), m_out.spans.end(),
-                     [](const Span& a, const Span& b) { return a.rank < b.rank; });
+    std::stable_sort(
+        m_out.spans.begin(), m_out.spans.end(),
+        [](const trace::TimelineSpan& a, const trace::TimelineSpan& b) { return a.rank < b.rank; });
   }
 
   const std::vector<trace::RankTrace>& m_traces;

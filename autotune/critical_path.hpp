@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/trace/step_trace.hpp"
+#include "harness/trace/timeline_span.hpp"
 
 namespace scaletune::autotune {
 
@@ -24,16 +25,6 @@ namespace scaletune::autotune {
 using OpTime = std::function<double(const trace::ComputeOp&)>;
 /// Seconds one collective takes once all its participants have joined (a collective model's).
 using CollectiveTime = std::function<double(const trace::Collective&)>;
-
-/// One span of a composed step, for timelines: seconds from the step's start.
-struct Span {
-  int rank = 0;
-  bool communication = false;  ///< on the communication stream (a collective); else compute
-  int phase = 0;               ///< index into the ranks' phase names
-  std::string name;            ///< op kind or collective op
-  double begin_s = 0.0;
-  double end_s = 0.0;
-};
 
 /// Where one rank's step time went, s.
 struct RankBreakdown {
@@ -53,7 +44,9 @@ struct ComposedStep {
   double step_time_s = 0.0;  ///< the latest rank's end
   int critical_rank = 0;     ///< the rank that ends last (the lowest of equals)
   std::vector<RankBreakdown> ranks;
-  std::vector<Span> spans;  ///< every op and collective, by rank then issue order
+  /// every op (kind op) and collective, by rank then issue order; iteration 0, seconds from the
+  /// step's start
+  std::vector<trace::TimelineSpan> spans;
 };
 
 /// Composes the step of `ranks` (one trace per rank of the configuration, in rank order, each

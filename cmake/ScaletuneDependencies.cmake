@@ -6,6 +6,7 @@ find_package(Kokkos REQUIRED)
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(BLAS REQUIRED)
 find_package(Threads REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)  # Chrome trace export (Debian nlohmann-json3-dev)
 find_package(dlib REQUIRED)  # random forests and k-means for autotune (Debian libdlib-dev)
 
 # Debian's Kokkos target points at a wrong include directory (TOOLCHAIN.md).

@@ -11,7 +11,7 @@ packages=(
   libhdf5-dev hdf5-tools
   libtomlplusplus-dev
   libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-  libopenblas-dev libeigen3-dev libdlib-dev
+  libopenblas-dev libeigen3-dev libdlib-dev nlohmann-json3-dev
   gnuplot-nox
   libgtest-dev libbenchmark-dev
   python3-h5py

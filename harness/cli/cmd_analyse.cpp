@@ -1,18 +1,13 @@
 // scaletune inspect FILE.h5 and scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
 // [--prices FILE.toml] [--train-samples N] [--weights NAME=W,...]
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <iterator>
 #include <set>
-
-#include <unistd.h>
 
 #include "autotune/accelerators.hpp"
 #include "autotune/autotune.hpp"
@@ -23,6 +18,7 @@
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
+#include "harness/cli/text_output.hpp"
 #include "harness/results/result_error.hpp"
 
 namespace scaletune::cli {
@@ -110,59 +106,7 @@ void expect_training_configs(const results::ResultSet& rs, const std::vector<std
                    "run with a resnet50 job); list collective results with scaletune inspect");
 }
 
-// True when `path` is an HDF5 file (it starts with the HDF5 signature).
-bool is_hdf5_file(const std::filesystem::path& path) {
-  static constexpr char kSignature[8] = {'\x89', 'H', 'D', 'F', '\r', '\n', '\x1a', '\n'};
-  char head[8] = {};
-  std::ifstream in(path, std::ios::binary);
-  return in.read(head, sizeof head) && std::equal(head, head + 8, kSignature);
-}
-
-// Throws UsageError unless the report's folder (or, where it does not exist yet, the nearest
-// folder above it that does) can be written: checked before any analysis or plot.
-void expect_writable_folder(const std::string& path) {
-  std::filesystem::path folder = std::filesystem::absolute(path).parent_path();
-  while (!std::filesystem::exists(folder) && folder.has_parent_path() &&
-         folder != folder.parent_path())
-    folder = folder.parent_path();
-  if (::access(folder.c_str(), W_OK | X_OK) != 0)
-    throw UsageError("cannot write the report " + path + ": " + folder.string() +
-                     " is not writable (" + std::strerror(errno) + ")");
-}
-
-// A report never replaces a directory or a result file (the input, or any other). Throws
-// UsageError before anything is analysed.
-void check_report_path(const std::string& path) {
-  const std::filesystem::path target(path);
-  if (path.empty() || !target.has_filename())
-    throw UsageError("--report needs a file name, e.g. --report results/report.md");
-  if (std::filesystem::is_directory(target))
-    throw UsageError("--report " + path + " is a directory; give a file name inside it");
-  if (is_hdf5_file(target))
-    throw UsageError("--report " + path + " is an HDF5 file; a report never replaces results");
-  expect_writable_folder(path);
-}
-
-// Writes `text` to `path` through a temporary file and a rename: never half a report.
-// Throws UsageError naming the path and the reason when it cannot.
-void write_report(const std::string& path, const std::string& text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path tmp = target.string() + ".tmp";
-  std::error_code ec;
-  if (target.has_parent_path()) std::filesystem::create_directories(target.parent_path(), ec);
-  {
-    errno = 0;
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) ec = std::error_code(errno != 0 ? errno : EIO, std::generic_category());
-  }
-  if (!ec) std::filesystem::rename(tmp, target, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    throw UsageError("cannot write the report " + path + ": " + ec.message());
-  }
-}
+const TextOutput kReport{"--report", "report", "results/report.md"};
 
 const std::set<std::string> kAutotuneOptions = {"--objective", "--report", "--prices",
                                                 "--train-samples", "--weights"};
@@ -230,7 +174,7 @@ int autotune_command(int argc, char** argv) {
     const auto objective =
         autotune::objective_from_string(args.option("--objective", "efficiency_floor"));
     const bool report = args.options.contains("--report");
-    if (report) check_report_path(args.option("--report"));
+    if (report) check_output_path(kReport, args.option("--report"));
     autotune::RankedAnalysisOptions ranking = ranking_options(args);
     const results::ResultSet rs = load_all(args.positional);
     const auto metrics = autotune::compute_metrics(rs, ranking.metrics);
@@ -246,8 +190,8 @@ int autotune_command(int argc, char** argv) {
     std::cout << autotune::inspect_table(rs, metrics) << "\n"
               << autotune::recommendation_text(choice) << ranked.console;
     if (report) {
-      write_report(args.option("--report"),
-                   autotune::markdown_report(rs, metrics, fits, choice) + ranked.markdown);
+      write_text_output(kReport, args.option("--report"),
+                        autotune::markdown_report(rs, metrics, fits, choice) + ranked.markdown);
       std::cout << "report written to " << args.option("--report") << "\n";
       for (const auto& plot : ranked.plots)
         std::cout << "plot written to " << plot.string() << "\n";

@@ -129,7 +129,8 @@ Predicted predict_config(const DescribedJob& d, const job::Config& config,
            critical.exposed_communication_s,
            critical.waiting_s,
            step.critical_rank,
-           std::numeric_limits<double>::quiet_NaN()};
+           std::numeric_limits<double>::quiet_NaN(),
+           step.spans};
   p.extrapolates = extrapolations(ranks, model);
   p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
   p.ops = op_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), model);

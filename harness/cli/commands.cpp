@@ -43,11 +43,12 @@ usage:
                                                       a measured sweep's time to train stands for
                                                       (default 1281167, one ImageNet epoch)
   scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]
-                                                      read nccl-tests or OSU osu_bw logs into the
+                                                      read nccl-tests or OSU (osu_bw, osu_latency,
+                                                      collective latency tests) logs into the
                                                       /collectives table of FILE.h5 (a new file, or
                                                       appended to an existing result file); --ranks:
                                                       the rank count of nccl-tests logs without
-                                                      "# Rank" lines
+                                                      "# Rank" lines and of OSU collective tables
   scaletune import mlperf FILE.csv --out FILE.h5     read MLPerf Training ResNet-50 results (one row
                                                       per submission) into /configs of FILE.h5, one
                                                       configuration per row; rows repeating an
@@ -79,6 +80,12 @@ usage:
                                                       from its described step along each rank's
                                                       critical path; --compare: against measured
                                                       results, with the geomean error
+  scaletune export-timeline FILE.h5 [--config ID] --out trace.json
+                                                      the timelines of a result file (run.timeline:
+                                                      the median timed iteration, or all) or of a
+                                                      predictions file (predict --out) in the Chrome
+                                                      trace format (Perfetto, chrome://tracing): a
+                                                      compute and a communication track per rank
   scaletune --help | --version
 
 exit status: 0 success, 1 a run that failed (a configuration ended oom, timeout or error),
@@ -88,9 +95,11 @@ Job-file keys and the result layout: README.md, results/README.md.
 
 const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
   static const std::map<std::string, std::function<int(int, char**)>> table = {
-      {"run", run_command},           {"plan", plan_command},     {"inspect", inspect_command},
-      {"autotune", autotune_command}, {"import", import_command}, {"trace", trace_command},
-      {"profile", profile_command},   {"fit", fit_command},       {"predict", predict_command}};
+      {"run", run_command},         {"plan", plan_command},
+      {"inspect", inspect_command}, {"autotune", autotune_command},
+      {"import", import_command},   {"trace", trace_command},
+      {"profile", profile_command}, {"fit", fit_command},
+      {"predict", predict_command}, {"export-timeline", export_timeline_command}};
   return table;
 }
 
@@ -122,8 +131,7 @@ int main(int argc, char** argv) {
     std::cerr << "scaletune: "
               << (first.empty() ? "no command given" : "unknown command '" + first + "'")
               << "; expected one of run, plan, inspect, autotune, import, trace, profile, fit, "
-                 "predict, --help, "
-                 "--version\n";
+                 "predict, export-timeline, --help, --version\n";
     return kBadInput;
   }
   return it->second(argc, argv);

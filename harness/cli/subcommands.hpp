@@ -33,5 +33,8 @@ int fit_command(int argc, char** argv);
 /// RESULTS.h5,...] [--device host|cuda]: each configuration's step time along its ranks'
 /// critical paths.
 int predict_command(int argc, char** argv);
+/// scaletune export-timeline FILE.h5 [--config ID] --out trace.json: the stored timelines of a
+/// result file (/configs/<id>/timeline) or a predictions file in the Chrome trace format.
+int export_timeline_command(int argc, char** argv);
 
 }  // namespace scaletune::cli

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "harness/core/timeline_recorder.hpp"
+
 namespace scaletune::core {
 
 namespace {
@@ -31,6 +33,7 @@ void PhaseTimer::begin_iteration(std::size_t i) {
   m_recording = true;
   m_iter_start = Clock::now();
   m_last = m_iter_start;
+  if (m_timeline != nullptr) m_timeline->begin_iteration(static_cast<int>(i));
 }
 
 double PhaseTimer::end_iteration() {
@@ -38,6 +41,7 @@ double PhaseTimer::end_iteration() {
   const auto now = Clock::now();
   m_recording = false;
   m_iter_s[m_iter] = seconds(now - m_iter_start);
+  if (m_timeline != nullptr) m_timeline->end_iteration();
   return m_iter_s[m_iter];
 }
 
@@ -50,6 +54,8 @@ void PhaseTimer::mark(std::size_t phase) {
   m_fence();
   const auto now = Clock::now();
   m_phase_s[m_iter * m_names.size() + phase] += seconds(now - m_last);
+  if (m_timeline != nullptr)
+    m_timeline->phase(m_names[phase], seconds(m_last - m_iter_start), seconds(now - m_iter_start));
   m_last = now;
 }
 

@@ -11,6 +11,8 @@
 
 namespace scaletune::core {
 
+class TimelineRecorder;
+
 /// Records, for each timed iteration, the wall time of each named phase on this rank.
 /// Clock: std::chrono::steady_clock. Storage is preallocated: nothing allocates while timing.
 class PhaseTimer {
@@ -40,6 +42,10 @@ class PhaseTimer {
     m_observer = std::move(observer);
   }
 
+  /// Reports every timed iteration's start and end and every phase span to `timeline` (which
+  /// must outlive the timer) from now on; nullptr stops it.
+  void set_timeline(TimelineRecorder* timeline) { m_timeline = timeline; }
+
   const std::vector<std::string>& phase_names() const { return m_names; }
   /// [iterations * phases], row-major, s.
   const std::vector<double>& phase_times() const { return m_phase_s; }
@@ -52,6 +58,7 @@ class PhaseTimer {
   std::vector<double> m_iter_s;
   std::function<void()> m_fence;
   std::function<void(std::size_t)> m_observer;
+  TimelineRecorder* m_timeline = nullptr;
   std::size_t m_iter = 0;
   bool m_recording = false;
   Clock::time_point m_iter_start{};

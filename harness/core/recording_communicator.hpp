@@ -1,8 +1,9 @@
 #pragma once
-// A communicator that records every collective issued through it (op, element counts, element
-// type, participants, started or blocking) into a trace::Recorder, then hands the call to the
-// communicator it wraps. Over a real communicator it records a step that runs (the test that a
-// step's description matches it); over a DetachedCommunicator it describes one that does not.
+// A communicator that reports every collective issued through it (op, element counts, element
+// type, participants, started or blocking) to a trace::CollectiveSink, hands the call to the
+// communicator it wraps and reports its return. Over a real communicator it records a step that
+// runs (the test that a step's description matches it; the runner's timeline); over a
+// DetachedCommunicator it describes one that does not.
 
 #include <memory>
 
@@ -11,12 +12,13 @@
 
 namespace scaletune::core {
 
-/// Records into `recorder` and forwards to `inner` (both must outlive it). Records only while
-/// recorder.recording(). Allocation, timers, progress_started() and synchronize() forward
-/// without a record; barrier() records as "barrier", wait_started() as a wait event.
+/// Reports to `sink` and forwards to `inner` (both must outlive it), only while
+/// sink.recording(). Allocation, timers and synchronize() forward without a report;
+/// progress_started() reports sink.progressed() when it returns true; barrier() reports as
+/// "barrier", wait_started() as a wait.
 class RecordingCommunicator final : public Communicator {
  public:
-  RecordingCommunicator(Communicator& inner, trace::Recorder& recorder);
+  RecordingCommunicator(Communicator& inner, trace::CollectiveSink& sink);
 
   int rank() const override { return m_inner.rank(); }
   int size() const override { return m_inner.size(); }
@@ -42,18 +44,25 @@ class RecordingCommunicator final : public Communicator {
   void broadcast(const void* send, void* recv, std::size_t count, DType type, int root) override;
   void start_all_reduce(const void* send, void* recv, std::size_t count, DType type,
                         ReduceOp op) override;
-  bool progress_started() override { return m_inner.progress_started(); }
+  bool progress_started() override;
   void wait_started() override;
   void barrier() override;
   void synchronize() override { m_inner.synchronize(); }
 
  private:
-  void record(const char* op, std::size_t count, DType type, std::size_t message_elements,
-              bool started = false);
-  void record_v(const char* op, std::span<const std::size_t> counts, DType type);
+  /// The collective of a uniform op: `count` elements sent, `message_elements` the nccl-tests
+  /// message size.
+  trace::Collective collective(const char* op, std::size_t count, DType type,
+                               std::size_t message_elements, bool started = false) const;
+  /// The collective of a v-op of per-rank `counts`.
+  trace::Collective collective_v(const char* op, std::span<const std::size_t> counts,
+                                 DType type) const;
+  /// Reports `make()` (only built while recording), runs `call`, reports its return.
+  template <class Make, class Call>
+  void around(Make&& make, Call&& call);
 
   Communicator& m_inner;
-  trace::Recorder& m_recorder;
+  trace::CollectiveSink& m_sink;
 };
 
 }  // namespace scaletune::core

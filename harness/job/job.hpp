@@ -171,6 +171,8 @@ struct RunSpec {
   int iterations = 20;       ///< timed iterations, [1, 1e6]
   double timeout_s = 600.0;  ///< per configuration, s, (0, 1e7]
   std::uint64_t seed = 1;    ///< seed of the synthetic data and weights, [0, 2^63 - 1]
+  /// timed iterations whose spans /configs/<id>/timeline keeps
+  TimelineMode timeline = TimelineMode::one;
 };
 
 /// [comm] table.

@@ -26,7 +26,8 @@ using detail::TableReader;
 
 constexpr std::array<std::string_view, 7> kTables = {"job",  "workload", "sweep", "run",
                                                      "comm", "devices",  "slurm"};
-constexpr std::array<std::string_view, 4> kRunKeys = {"warmup", "iterations", "timeout_s", "seed"};
+constexpr std::array<std::string_view, 5> kRunKeys = {"warmup", "iterations", "timeout_s", "seed",
+                                                      "timeline"};
 constexpr std::array<std::string_view, 3> kCommKeys = {"backend", "bucket_mib", "overlap"};
 constexpr std::int64_t kMaxIterations = 1'000'000;  // warmup and iterations each
 constexpr double kMaxTimeout_s = 1e7;               // about 116 days
@@ -60,6 +61,8 @@ RunSpec read_run(const TableReader& run) {
   const std::int64_t seed_max = std::numeric_limits<std::int64_t>::max();
   spec.seed = static_cast<std::uint64_t>(
       run.integer("seed", 0, seed_max).value_or(static_cast<std::int64_t>(spec.seed)));
+  spec.timeline =
+      run.choice("timeline", kTimelineModes, timeline_mode_text).value_or(spec.timeline);
   return spec;
 }
 

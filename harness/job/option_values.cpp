@@ -29,6 +29,7 @@ constexpr std::array<std::string_view, 7> kSchemeWords = {
     "column_wise",   "explicit"};
 constexpr std::array<std::string_view, 4> kStageWords = {"replicated", "zero1", "zero2", "zero3"};
 constexpr std::array<std::string_view, 3> kBackendWords = {"mpi", "nccl", "auto"};
+constexpr std::array<std::string_view, 3> kTimelineWords = {"none", "one", "all"};
 constexpr std::array<std::string_view, 3> kDeviceKindWords = {"auto", "host", "cuda"};
 
 constexpr std::string_view kZipfPrefix = "zipf:";
@@ -110,6 +111,10 @@ std::optional<StateSharding> state_sharding_from_text(std::string_view text) {
 
 std::string_view comm_backend_text(CommBackend backend) {
   return word_of(backend, kBackendWords);
+}
+
+std::string_view timeline_mode_text(TimelineMode mode) {
+  return word_of(mode, kTimelineWords);
 }
 
 std::string_view device_kind_request_text(DeviceKindRequest request) {

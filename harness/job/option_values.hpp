@@ -227,6 +227,20 @@ std::string_view comm_backend_text(CommBackend backend);
 inline constexpr std::array<CommBackend, 3> kCommBackends = {CommBackend::mpi, CommBackend::nccl,
                                                              CommBackend::auto_select};
 
+/// [run] timeline: which timed iterations keep their spans in /configs/<id>/timeline.
+enum class TimelineMode {
+  none,  ///< "none": no timeline
+  one,   ///< "one": the median iteration (by the slowest rank's step time)
+  all,   ///< "all": every timed iteration
+};
+
+/// "none", "one", "all".
+std::string_view timeline_mode_text(TimelineMode mode);
+
+/// Every TimelineMode.
+inline constexpr std::array<TimelineMode, 3> kTimelineModes = {
+    TimelineMode::none, TimelineMode::one, TimelineMode::all};
+
 /// [devices] kind: where every training workload (and the collective benchmark's buffers) runs.
 enum class DeviceKindRequest {
   auto_select,  ///< "auto": cuda when every rank of the launch has a CUDA device, else host

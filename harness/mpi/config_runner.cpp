@@ -11,7 +11,9 @@
 #include "harness/core/host_device.hpp"
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/rank_context.hpp"
+#include "harness/core/recording_communicator.hpp"
 #include "harness/core/stats.hpp"
+#include "harness/core/timeline_recorder.hpp"
 #include "harness/job/device_selection.hpp"
 #include "harness/job/sweep.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -19,6 +21,7 @@
 #include "harness/mpi/outcome.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/mpi/table_stats_gather.hpp"
+#include "harness/mpi/timeline_gather.hpp"
 
 namespace scaletune::mpi {
 
@@ -47,6 +50,22 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   return ctx;
 }
 
+// The communicator a configuration's step goes through: the launch's own, wrapped in a recording
+// communicator that reports to the timeline unless run.timeline is "none".
+struct StepCommunicator {
+  std::unique_ptr<core::Communicator> inner;
+  std::unique_ptr<core::TimelineRecorder> timeline;
+  std::unique_ptr<core::RecordingCommunicator> recording;
+
+  StepCommunicator(std::unique_ptr<core::Communicator> comm, job::TimelineMode mode)
+      : inner(std::move(comm)) {
+    if (mode == job::TimelineMode::none) return;
+    timeline = std::make_unique<core::TimelineRecorder>(inner->timer(), inner->memory_space());
+    recording = std::make_unique<core::RecordingCommunicator>(*inner, *timeline);
+  }
+  core::Communicator& step() { return recording ? *recording : *inner; }
+};
+
 // Per-rank measurements of the timed loop.
 struct Timings {
   std::vector<std::string> phase_names;
@@ -64,13 +83,13 @@ bool all_ok(MPI_Comm comm, const Outcome& out) {
 // Warm-up and timed iterations; each iteration ends with the ranks agreeing on the status.
 // The phase timer's fence: the rank's device (every stream) and its communicator.
 Timings iterate(core::Workload& workload, const job::RunSpec& run, const Deadline& deadline,
-                MPI_Comm comm, core::Device& device, core::Communicator& communicator,
-                Outcome& out) {
+                MPI_Comm comm, core::Device& device, StepCommunicator& communicator, Outcome& out) {
   const auto iterations = static_cast<std::size_t>(run.iterations);
   core::PhaseTimer timer(workload.phase_names(), iterations, [&] {
     device.fence();
-    communicator.synchronize();
+    communicator.inner->synchronize();
   });
+  timer.set_timeline(communicator.timeline.get());
   bool ok = true;
   for (int i = 0; i < run.warmup && ok; ++i) {
     guarded(out, [&] { workload.step(timer); });
@@ -161,12 +180,13 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   core::HostDevice host;
   core::Device& device = target.device != nullptr ? *target.device : host;
   Outcome out;
-  std::unique_ptr<core::Communicator> communicator;
+  std::unique_ptr<StepCommunicator> communicator;
   std::unique_ptr<core::Workload> trainer;
   guarded(out, [&] {
-    communicator = target.make_communicator(comm);
-    const int rank = communicator->rank();
-    const core::RankContext ctx = rank_context(job, config, *communicator, comm,
+    communicator =
+        std::make_unique<StepCommunicator>(target.make_communicator(comm), job.run.timeline);
+    const int rank = communicator->inner->rank();
+    const core::RankContext ctx = rank_context(job, config, communicator->step(), comm,
                                                world_ranks[static_cast<std::size_t>(rank)], target);
     require_host_precision(config, target.device_kind);
     if (workload.describe)
@@ -181,7 +201,7 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;
-  if (communicator) result.text_attrs["comm_backend"] = communicator->backend();
+  if (communicator) result.text_attrs["comm_backend"] = communicator->inner->backend();
   result.number_attrs["overlap"] = job.comm.overlap ? 1.0 : 0.0;
   result.number_attrs["bucket_mib"] = job.comm.bucket_mib;
   if (trainer) {
@@ -195,6 +215,9 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   if (result.status == Status::ok) {
     gather(timings, comm, result);
     gather_table_stats(trainer->table_stats(), comm, result);
+    gather_timeline(communicator->timeline ? communicator->timeline->spans()
+                                           : std::vector<trace::TimelineSpan>{},
+                    job.run.timeline, comm, result);
   }
   return {std::move(result), agreed.device_lost};
 }

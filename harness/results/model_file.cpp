@@ -1,5 +1,6 @@
 #include "harness/results/model_file.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/results/detail/file_access.hpp"
@@ -7,6 +8,7 @@
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/provenance_io.hpp"
+#include "harness/results/detail/timeline_table.hpp"
 
 namespace scaletune::results {
 namespace {
@@ -108,6 +110,28 @@ CollectiveModelRecord read_collective_model(hid_t parent, const H5Where& where,
   return m;
 }
 
+constexpr const char* kPredictionTimelines = "timeline";
+
+/// Group timeline of /predictions (at `at`) with one dataset per row that has spans.
+void write_prediction_timelines(hid_t predictions, const H5Where& at,
+                                const std::vector<PredictionRow>& rows) {
+  const bool any = std::any_of(rows.begin(), rows.end(),
+                               [](const PredictionRow& r) { return !r.timeline.empty(); });
+  if (!any) return;
+  const detail::Group g = detail::create_group(predictions, at, kPredictionTimelines);
+  const H5Where where = at.child(kPredictionTimelines);
+  for (const PredictionRow& r : rows)
+    if (!r.timeline.empty()) detail::write_timeline(g.id(), where, r.config, r.timeline);
+}
+
+void read_prediction_timelines(hid_t predictions, const H5Where& at,
+                               std::vector<PredictionRow>& rows) {
+  if (!detail::has_link(predictions, at, kPredictionTimelines)) return;
+  const detail::Group g = detail::open_group(predictions, at, kPredictionTimelines);
+  const H5Where where = at.child(kPredictionTimelines);
+  for (PredictionRow& r : rows) r.timeline = detail::read_timeline(g.id(), where, r.config);
+}
+
 }  // namespace
 
 void write_model_file(const std::string& path, const ModelSet& models) {
@@ -161,7 +185,13 @@ void write_prediction_file(const std::string& path, const Provenance& provenance
   detail::write_dataset(g.id(), at, "waiting", spec("s"), waiting);
   detail::write_dataset(g.id(), at, "critical_rank", spec(""), critical);
   detail::write_dataset(g.id(), at, "measured_step_time", spec("s"), measured);
+  write_prediction_timelines(g.id(), at, rows);
   SCALETUNE_H5(root, H5Fflush(file.id(), H5F_SCOPE_GLOBAL));
+}
+
+bool is_prediction_file(const std::string& path) {
+  const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
+  return detail::has_link(file.id(), H5Where{path, "/"}, "predictions");
 }
 
 std::vector<PredictionRow> read_prediction_file(const std::string& path) {
@@ -186,8 +216,17 @@ std::vector<PredictionRow> read_prediction_file(const std::string& path) {
     if (size != n) at.fail("its datasets differ in length");
   std::vector<PredictionRow> rows;
   for (std::size_t i = 0; i < n; ++i)
-    rows.push_back({ids[i], static_cast<int>(ranks[i]), step[i], throughput[i], compute[i],
-                    exposed[i], waiting[i], static_cast<int>(critical[i]), measured[i]});
+    rows.push_back({ids[i],
+                    static_cast<int>(ranks[i]),
+                    step[i],
+                    throughput[i],
+                    compute[i],
+                    exposed[i],
+                    waiting[i],
+                    static_cast<int>(critical[i]),
+                    measured[i],
+                    {}});
+  read_prediction_timelines(g.id(), at, rows);
   return rows;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "harness/results/result_types.hpp"
+#include "harness/trace/timeline_span.hpp"
 
 namespace scaletune::results {
 
@@ -62,14 +63,21 @@ struct PredictionRow {
   double waiting_s = 0;                ///< the critical rank's wait for the others, s
   int critical_rank = 0;
   double measured_step_time = 0;  ///< median measured (--compare), s; NaN when not measured
+  /// The composed step's spans (kind op or collective, iteration 0), every rank; stored as
+  /// /predictions/timeline/<config>
+  std::vector<trace::TimelineSpan> timeline;
 };
 
 /// Creates `path` (never over an existing file) with the root attributes and /predictions.
 /// Throws ResultError naming the path when it exists or cannot be written.
 void write_prediction_file(const std::string& path, const Provenance& provenance,
                            const std::vector<PredictionRow>& rows);
-/// /predictions of `path`. Throws ResultError naming the path when it is missing, not a result
-/// file or has no /predictions.
+/// Whether `path` holds /predictions (a file of scaletune predict --out). Throws ResultError
+/// naming the path when it is missing or not HDF5.
+bool is_prediction_file(const std::string& path);
+/// /predictions of `path`, with each row's timeline where one is stored. Throws ResultError
+/// naming the path when it is missing, not a result file or has no /predictions, and naming the
+/// timeline as read_timeline() does.
 std::vector<PredictionRow> read_prediction_file(const std::string& path);
 
 /// Creates `path` (never over an existing file) with `models`. Throws ResultError naming the

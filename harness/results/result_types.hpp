@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/trace/timeline_span.hpp"
+
 namespace scaletune::results {
 
 inline constexpr int kSchemaVersion = 1;
@@ -129,6 +131,9 @@ struct ConfigResult {
   std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
   std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, plan, ...)
   std::optional<EmbeddingStats> embedding;        ///< DLRM configurations that ran; else empty
+  /// Spans of timed iterations (run.timeline: the median one or all; every rank, by rank);
+  /// empty with run.timeline = "none", for imports and for files written before timelines
+  std::vector<trace::TimelineSpan> timeline;
   /// Where it ran; empty for configurations that did not start (skipped), imported results and
   /// files written before launch records.
   std::optional<LaunchRecord> launch;

@@ -102,11 +102,31 @@ struct TraceTotals {
 };
 TraceTotals totals(const RankTrace& trace);
 
+/// Receives a rank's collectives in issue order from core::RecordingCommunicator: Recorder (a
+/// step's description) and core::TimelineRecorder (a measured timeline) listen so. It calls add()
+/// (or add_wait_started()) before it hands the call on and issued() once the call has returned, and
+/// progressed() when progress_started() reports every started collective complete. Nothing is
+/// called while recording() is false.
+class CollectiveSink {
+ public:
+  virtual ~CollectiveSink() = default;
+  /// Whether collectives are wanted now.
+  virtual bool recording() const = 0;
+  /// A collective about to be issued.
+  virtual void add(Collective c) = 0;
+  /// Communicator::wait_started() about to be called.
+  virtual void add_wait_started() = 0;
+  /// The call announced by the last add() or add_wait_started() has returned.
+  virtual void issued() {}
+  /// progress_started() returned true: every started collective has completed.
+  virtual void progressed() {}
+};
+
 /// Appends events to a RankTrace. As core::PhaseTimer charges time, the events recorded since
 /// the previous end_phase() are charged to the phase the next end_phase() names (those after the
 /// last one to the last phase marked). Describing backends and communicators and a recording
 /// communicator share one recorder per rank, so the events keep their issue order.
-class Recorder {
+class Recorder final : public CollectiveSink {
  public:
   /// Starts recording a step of `phase_names` (clears what was recorded before).
   void begin(std::vector<std::string> phase_names);
@@ -114,10 +134,10 @@ class Recorder {
   /// std::out_of_range for a phase past phase_names.
   void end_phase(std::size_t phase);
   /// Whether events are recorded now (between begin() and take()).
-  bool recording() const { return m_recording; }
+  bool recording() const override { return m_recording; }
   void add(ComputeOp op);
-  void add(Collective c);
-  void add_wait_started();
+  void add(Collective c) override;
+  void add_wait_started() override;
   /// The recorded step (events so far); stops recording.
   RankTrace take();
 

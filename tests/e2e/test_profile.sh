@@ -57,6 +57,18 @@ assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
 assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
 assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
 PY
+run_status "$SCALETUNE" export-timeline pred.h5 --config resnet50-r2-b8-even-fp32 --out pred.json
+[ "$status" -eq 0 ] || fail "export-timeline of a predicted step exited $status: $out"
+"$PYTHON" - <<'PY' || fail "the predicted timeline"
+import h5py, json
+step = h5py.File("pred.h5", "r")["predictions"]["step_time"][1]
+events = json.load(open("pred.json"))["traceEvents"]
+spans = [e for e in events if e["ph"] == "X"]
+assert {e["cat"] for e in spans} == {"op", "collective"}, {e["cat"] for e in spans}
+assert len({e["pid"] for e in spans}) == 2
+ends = max(e["ts"] + e["dur"] for e in spans)
+assert abs(ends - 1e6 * step) <= 1e-6 * ends + 1e-3, (ends, step)  # the latest rank's end
+PY
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --world 4
 [ "$status" -eq 1 ] || fail "predict at 4 ranks without 4-rank collectives exited $status: $out"
 expect_match "$out" "not predicted: the model has no all_reduce model on 4 ranks" "a missing collective"

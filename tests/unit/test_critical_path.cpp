@@ -63,7 +63,7 @@ TEST(ComposeStep, BlockingCollectiveWaitsForTheLastRank) {
   EXPECT_DOUBLE_EQ(s.ranks[1].waiting_s, 0.0);
   EXPECT_DOUBLE_EQ(s.ranks[1].compute_s, 4.0);
   ASSERT_EQ(s.spans.size(), 5u);
-  EXPECT_TRUE(s.spans[1].communication);
+  EXPECT_EQ(s.spans[1].kind, trace::SpanKind::collective);
   EXPECT_DOUBLE_EQ(s.spans[1].begin_s, 3.0);
   EXPECT_DOUBLE_EQ(s.spans[1].end_s, 3.5);
 }

@@ -243,6 +243,7 @@ inline void expect_same(const ConfigResult& got, const ConfigResult& want) {
   EXPECT_EQ(got.rank_memory_peak, want.rank_memory_peak);
   EXPECT_EQ(got.number_attrs, want.number_attrs);
   EXPECT_EQ(got.text_attrs, want.text_attrs);
+  EXPECT_EQ(got.timeline, want.timeline);
   ASSERT_EQ(got.launch.has_value(), want.launch.has_value());
   if (want.launch) expect_same(*got.launch, *want.launch);
 }

@@ -12,6 +12,7 @@
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/launch_io.hpp"
 #include "harness/results/detail/text_members.hpp"
+#include "harness/results/detail/timeline_table.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -127,6 +128,19 @@ void read_datasets(hid_t group, const H5Where& at, ConfigResult& config) {
   config.rank_memory_peak = std::move(memory.values);
 }
 
+/// Throws ResultError naming the timeline of `config` (at `at`) when a span's rank or iteration is
+/// outside the configuration's ranks and iterations.
+void check_timeline(const ConfigResult& config, const H5Where& at) {
+  for (const trace::TimelineSpan& span : config.timeline)
+    if (span.rank < 0 || span.rank >= config.ranks || span.iteration < 0 ||
+        static_cast<std::size_t>(span.iteration) >= config.iterations())
+      at.child(kTimelineName)
+          .fail("span of rank " + std::to_string(span.rank) + ", iteration " +
+                std::to_string(span.iteration) + " outside the configuration's " +
+                std::to_string(config.ranks) + " ranks and " + std::to_string(config.iterations()) +
+                " iterations");
+}
+
 }  // namespace
 
 bool is_fixed_config_attribute(std::string_view name) {
@@ -153,6 +167,7 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
   write_attributes(group.id(), at, config);
   if (!config.step_time.empty()) write_datasets(group.id(), at, config);
   if (config.embedding) write_embedding_group(group.id(), at, *config.embedding);
+  if (!config.timeline.empty()) write_timeline(group.id(), at, kTimelineName, config.timeline);
   if (config.launch) write_launch_group(group.id(), at, *config.launch);
 }
 
@@ -165,6 +180,8 @@ ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::s
   check_attributes(config, where);
   if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
   config.embedding = read_embedding_group(group.id(), at, config.ranks);
+  config.timeline = read_timeline(group.id(), at, kTimelineName);
+  check_timeline(config, at);
   config.launch = read_launch_group(group.id(), at);
   check_launch(config, where);
   return config;
