@@ -3,38 +3,21 @@
 // the rank counts the logs give, and files that cannot be read.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "autotune/collective_import.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace at = scaletune::autotune;
+
+using scaletune::testing_support::file_text;
+using scaletune::testing_support::invalid_argument_of;
 
 namespace {
 
 const std::string k_data_dir = SCALETUNE_SHARED_DIR "/data/nccl-tests/";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in) << "cannot open " << path;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// The message of the std::invalid_argument `read` throws; empty when it throws none.
-template <typename Read>
-std::string error_of(Read read) {
-  try {
-    read();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return {};
-}
 
 void expect_same_rows(const std::vector<at::CollectiveRow>& got,
                       const std::vector<at::CollectiveRow>& want) {
@@ -63,7 +46,7 @@ TEST(CollectiveImport, KindNamesRoundTripAndOthersAreRefused) {
 TEST(CollectiveImport, NcclTestsFileGivesTheRowsOfItsText) {
   const std::string path = k_data_dir + "nccl_h100_1node_8gpu_multi_collective.log";
   const auto rows = at::read_collective_log(at::LogKind::nccl_tests, path);
-  expect_same_rows(rows, at::parse_nccl_tests_log(read_text(path), path));
+  expect_same_rows(rows, at::parse_nccl_tests_log(file_text(path), path));
   for (const auto& row : rows)
     EXPECT_EQ(row.source.rfind("nccl-tests:" + path + ":", 0), 0u) << row.source;
 }
@@ -71,7 +54,7 @@ TEST(CollectiveImport, NcclTestsFileGivesTheRowsOfItsText) {
 TEST(CollectiveImport, OsuFileGivesTheRowsOfItsText) {
   const std::string path = k_data_dir + "osu_gh200_alps_osu_bw_host_and_cuda.log";
   const auto rows = at::read_collective_log(at::LogKind::osu, path);
-  expect_same_rows(rows, at::parse_osu_log(read_text(path), path));
+  expect_same_rows(rows, at::parse_osu_log(file_text(path), path));
   EXPECT_EQ(rows.front().source.rfind("osu:" + path + ":", 0), 0u) << rows.front().source;
 }
 
@@ -90,7 +73,7 @@ TEST(CollectiveImport, OsuCollectiveTablesTakeTheGivenRankCount) {
   const std::string osu =
       SCALETUNE_SOURCE_DIR "/tests/data/osu/osu_latency_xccl_allreduce_oci_a100.log";
   const auto rows = at::read_collective_log(at::LogKind::osu, osu, 8);
-  expect_same_rows(rows, at::parse_osu_log(read_text(osu), osu, 8));
+  expect_same_rows(rows, at::parse_osu_log(file_text(osu), osu, 8));
   ASSERT_EQ(rows.size(), 8u);
   EXPECT_EQ(rows.front().ranks, 2);  // osu_latency
   EXPECT_EQ(rows.back().ranks, 8);   // osu_xccl_allreduce on mpirun -n 8
@@ -100,10 +83,11 @@ TEST(CollectiveImport, OsuCollectiveTablesTakeTheGivenRankCount) {
 
 TEST(CollectiveImport, UnreadableFilesAreErrorsNamingThem) {
   const std::string missing = k_data_dir + "no-such.log";
-  const std::string no_file = error_of([&] { at::read_collective_log(at::LogKind::osu, missing); });
+  const std::string no_file =
+      invalid_argument_of([&] { at::read_collective_log(at::LogKind::osu, missing); });
   EXPECT_EQ(no_file, missing + ": cannot read the log: no such file");
   const std::string folder =
-      error_of([&] { at::read_collective_log(at::LogKind::nccl_tests, k_data_dir); });
+      invalid_argument_of([&] { at::read_collective_log(at::LogKind::nccl_tests, k_data_dir); });
   EXPECT_EQ(folder.rfind(k_data_dir + ": cannot read the log: not a regular file", 0), 0u)
       << folder;
 }
@@ -112,10 +96,11 @@ TEST(CollectiveImport, LogOfAnotherKindHasNoTableRow) {
   // The OSU log read as nccl-tests: its rows have 3 columns, not the 13 of nccl-tests.
   const std::string osu = k_data_dir + "osu_gh200_alps_osu_bw_host_and_cuda.log";
   const std::string as_nccl =
-      error_of([&] { at::read_collective_log(at::LogKind::nccl_tests, osu); });
+      invalid_argument_of([&] { at::read_collective_log(at::LogKind::nccl_tests, osu); });
   EXPECT_EQ(as_nccl.rfind(osu + ":", 0), 0u) << as_nccl;
   // An nccl-tests log read as OSU: no OSU "# Size ..." header before its rows.
   const std::string nccl = k_data_dir + "nccl_h100_2node_16gpu_a3mega_allreduce.log";
-  const std::string as_osu = error_of([&] { at::read_collective_log(at::LogKind::osu, nccl); });
+  const std::string as_osu =
+      invalid_argument_of([&] { at::read_collective_log(at::LogKind::osu, nccl); });
   EXPECT_EQ(as_osu.rfind(nccl + ":", 0), 0u) << as_osu;
 }

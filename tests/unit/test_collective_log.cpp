@@ -12,19 +12,18 @@
 #include <vector>
 
 #include "autotune/collective_log.hpp"
+#include "tests/support/text_lines.hpp"
 
 namespace at = scaletune::autotune;
+
+using scaletune::testing_support::invalid_argument_of;
 
 namespace {
 
 const std::string k_data_dir = SCALETUNE_SHARED_DIR "/data/nccl-tests/";
 
 std::string read_text(const std::string& name) {
-  std::ifstream in(k_data_dir + name);
-  EXPECT_TRUE(in) << "cannot open " << k_data_dir + name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  return scaletune::testing_support::file_text(k_data_dir + name);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -96,17 +95,6 @@ void expect_rows_consistent(const std::vector<at::CollectiveRow>& rows, const st
           << row.source;
     }
   }
-}
-
-/// The message of the std::invalid_argument `parse` throws; empty when it throws none.
-template <typename Parse>
-std::string error_of(Parse parse) {
-  try {
-    parse();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return {};
 }
 
 }  // namespace
@@ -248,35 +236,40 @@ const std::string k_row =
 TEST(CollectiveLog, MalformedRowsNameFileAndLine) {
   const std::string start = "# Collective test starting: all_reduce_perf\n" + k_header;
   const std::string truncated = start + k_row + "\n" + k_row.substr(0, 60) + "\n";
-  EXPECT_EQ(error_of([&] { at::parse_nccl_tests_log(truncated, "t.log"); }).rfind("t.log:4: ", 0),
+  EXPECT_EQ(invalid_argument_of([&] {
+              at::parse_nccl_tests_log(truncated, "t.log");
+            }).rfind("t.log:4: ", 0),
             0u);
   const std::string extra = start + k_row + " 7\n";
-  const std::string extra_error = error_of([&] { at::parse_nccl_tests_log(extra, "x.log"); });
+  const std::string extra_error =
+      invalid_argument_of([&] { at::parse_nccl_tests_log(extra, "x.log"); });
   EXPECT_EQ(extra_error.rfind("x.log:3: expected 13 columns", 0), 0u) << extra_error;
   std::string not_number = k_row;
   not_number.replace(not_number.find("1652.2"), 6, "16x2.2");
   const std::string bad_time =
-      error_of([&] { at::parse_nccl_tests_log(start + "\n\n" + not_number, "n.log"); });
+      invalid_argument_of([&] { at::parse_nccl_tests_log(start + "\n\n" + not_number, "n.log"); });
   EXPECT_EQ(bad_time.rfind("n.log:5: column 'time'", 0), 0u) << bad_time;
 }
 
 TEST(CollectiveLog, LogWithoutTableIsAnError) {
   const std::string text = "# nThread 1 nGpus 8\n#\nNCCL INFO Bootstrap done\n";
-  const std::string nccl = error_of([&] { at::parse_nccl_tests_log(text, "empty.log"); });
+  const std::string nccl =
+      invalid_argument_of([&] { at::parse_nccl_tests_log(text, "empty.log"); });
   EXPECT_EQ(nccl.rfind("empty.log:3: ", 0), 0u) << nccl;
-  const std::string osu = error_of([&] { at::parse_osu_log(text, "empty.log"); });
+  const std::string osu = invalid_argument_of([&] { at::parse_osu_log(text, "empty.log"); });
   EXPECT_EQ(osu.rfind("empty.log:3: ", 0), 0u) << osu;
 }
 
 TEST(CollectiveLog, MalformedOsuRowsNameFileAndLine) {
   const std::string header = "# OSU MPI Bandwidth Test v7.5\n# Size      Bandwidth (MB/s)\n";
-  const std::string no_header = error_of([&] { at::parse_osu_log("\n1024  968.30\n", "o.log"); });
+  const std::string no_header =
+      invalid_argument_of([&] { at::parse_osu_log("\n1024  968.30\n", "o.log"); });
   EXPECT_EQ(no_header.rfind("o.log:2: ", 0), 0u) << no_header;
   const std::string truncated =
-      error_of([&] { at::parse_osu_log(header + "1024  968.30\n2048\n", "o.log"); });
+      invalid_argument_of([&] { at::parse_osu_log(header + "1024  968.30\n2048\n", "o.log"); });
   EXPECT_EQ(truncated.rfind("o.log:4: expected 2 columns", 0), 0u) << truncated;
   const std::string empty_message =
-      error_of([&] { at::parse_osu_log(header + "0  0.50\n", "o.log"); });
+      invalid_argument_of([&] { at::parse_osu_log(header + "0  0.50\n", "o.log"); });
   EXPECT_EQ(empty_message.rfind("o.log:3: column 'Size'", 0), 0u) << empty_message;
 }
 
@@ -342,7 +335,8 @@ TEST(CollectiveLog, RowWithUnreadableSizeInRealLogIsAnError) {
   for (const std::string field : {"-16", "+16", "16.5", "1e3", "16k", "abc"}) {
     const std::string edited = with_first_field(text, line, field);
     ASSERT_EQ(lines_of(edited).size(), lines_of(text).size());
-    const std::string error = error_of([&] { at::parse_nccl_tests_log(edited, "m.log"); });
+    const std::string error =
+        invalid_argument_of([&] { at::parse_nccl_tests_log(edited, "m.log"); });
     EXPECT_EQ(error, "m.log:" + std::to_string(line) +
                          ": column 'size': expected a message size in bytes (an unsigned "
                          "integer), found '" +
@@ -358,7 +352,7 @@ TEST(CollectiveLog, FirstRowAfterTheHeaderWithUnreadableSizeIsAnError) {
   const std::string text = "# op: all_reduce\n" + k_header +
                            "#        (B)    (elements)                               (us)\n" +
                            negative + "\n" + k_row + "\n";
-  const std::string error = error_of([&] { at::parse_nccl_tests_log(text, "f.log"); });
+  const std::string error = invalid_argument_of([&] { at::parse_nccl_tests_log(text, "f.log"); });
   EXPECT_EQ(error.rfind("f.log:4: column 'size'", 0), 0u) << error;
 }
 
@@ -381,7 +375,8 @@ TEST(CollectiveLog, LineOfRowWidthWithoutSizeInsideTableIsAnError) {
   const std::string start = "# op: all_reduce\n" + k_header + k_row + "\n";
   std::string words13 = k_row;
   words13.replace(words13.find("134217728"), 9, "      abc");
-  const std::string inside = error_of([&] { at::parse_nccl_tests_log(start + words13, "w.log"); });
+  const std::string inside =
+      invalid_argument_of([&] { at::parse_nccl_tests_log(start + words13, "w.log"); });
   EXPECT_EQ(inside.rfind("w.log:4: column 'size': expected a message size in bytes", 0), 0u)
       << inside;
   // After the table ends (a blank line) such a line is text, unless its first field is
@@ -390,7 +385,7 @@ TEST(CollectiveLog, LineOfRowWidthWithoutSizeInsideTableIsAnError) {
   std::string negative = k_row;
   negative.replace(negative.find("134217728"), 9, "      -16");
   const std::string outside =
-      error_of([&] { at::parse_nccl_tests_log(start + "\n" + negative, "w.log"); });
+      invalid_argument_of([&] { at::parse_nccl_tests_log(start + "\n" + negative, "w.log"); });
   EXPECT_EQ(outside.rfind("w.log:5: column 'size'", 0), 0u) << outside;
 }
 
@@ -428,17 +423,18 @@ TEST(CollectiveLog, OsuTitlesOfOtherTestsAreRefused) {
         "# OSU MPI-CUDA Bi-Directional Bandwidth Test v7.5", "# OSU MPI_Put Latency Test v7.5",
         "# OSU MPI_Put Bandwidth Test v7.5",
         "# OSU MPI Multiple Bandwidth / Message Rate Test v7.5"}) {
-    const std::string error = error_of(
+    const std::string error = invalid_argument_of(
         [&] { at::parse_osu_log("$ srun ./osu\n" + title + "\n" + k_osu_bw_table, "o.log"); });
     EXPECT_EQ(error.rfind("o.log:2: OSU test '", 0), 0u) << error;
     EXPECT_NE(error.find("only osu_bw, osu_latency, osu_allreduce"), std::string::npos) << error;
   }
-  const std::string bibw = error_of([&] {
+  const std::string bibw = invalid_argument_of([&] {
     at::parse_osu_log("# OSU MPI Bi-Directional Bandwidth Test v7.5\n" + k_osu_bw_table, "o.log");
   });
   EXPECT_NE(bibw.find("'MPI Bi-Directional Bandwidth'"), std::string::npos) << bibw;
   // Without a title the header cannot tell osu_bw from osu_bibw.
-  const std::string untitled = error_of([&] { at::parse_osu_log(k_osu_bw_table, "o.log"); });
+  const std::string untitled =
+      invalid_argument_of([&] { at::parse_osu_log(k_osu_bw_table, "o.log"); });
   EXPECT_EQ(untitled.rfind("o.log:2: OSU table header without a title line ('# OSU MPI "
                            "Bandwidth Test'",
                            0),
@@ -464,7 +460,7 @@ TEST(CollectiveLog, OsuValidationFailIsOneWrongElement) {
   const auto unvalidated = at::parse_osu_log(
       "# OSU MPI Bandwidth Test v7.5\n# Size      Bandwidth (MB/s)\n1024  968.30\n", "o.log");
   EXPECT_EQ(unvalidated[0].wrong, -1);
-  const std::string other = error_of([&] {
+  const std::string other = invalid_argument_of([&] {
     at::parse_osu_log(
         "# OSU MPI Bandwidth Test v7.5\n# Size  Bandwidth (MB/s)  Validation\n"
         "1024  968.30  Skipped\n",
@@ -478,8 +474,8 @@ TEST(CollectiveLog, OsuRowWithUnreadableSizeIsAnError) {
   const std::string text = read_text(name);
   const int line = line_of_row(text, "1024");
   for (const std::string field : {"-16", "16.5", "1e3", "abc"}) {
-    const std::string error =
-        error_of([&] { at::parse_osu_log(with_first_field(text, line, field), "o.log"); });
+    const std::string error = invalid_argument_of(
+        [&] { at::parse_osu_log(with_first_field(text, line, field), "o.log"); });
     EXPECT_EQ(error, "o.log:" + std::to_string(line) +
                          ": column 'Size': expected a message size in bytes (an unsigned "
                          "integer), found '" +

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,27 +16,14 @@
 namespace at = scaletune::autotune;
 using scaletune::testing_support::lines_of;
 
+using scaletune::testing_support::invalid_argument_of;
+
 namespace {
 
 const std::string k_data_dir = SCALETUNE_SOURCE_DIR "/tests/data/osu/";
 
 std::string read_text(const std::string& name) {
-  std::ifstream in(k_data_dir + name);
-  EXPECT_TRUE(in) << "cannot open " << k_data_dir + name;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-/// The message of the std::invalid_argument `parse` throws; empty when it throws none.
-template <typename Parse>
-std::string error_of(Parse parse) {
-  try {
-    parse();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return {};
+  return scaletune::testing_support::file_text(k_data_dir + name);
 }
 
 /// 1-based number of the `nth` (1-based) line of `text` that starts with `prefix`.
@@ -109,7 +94,7 @@ TEST(OsuCollectiveLog, AlltoallValidationTablesOnEightRanks) {
 TEST(OsuCollectiveLog, AlltoallWithoutRankCountIsAnError) {
   const std::string name = "osu_alltoall_gh200_alps_8ranks_validation.log";
   const std::string text = read_text(name);
-  const std::string error = error_of([&] { at::parse_osu_log(text, name, 0); });
+  const std::string error = invalid_argument_of([&] { at::parse_osu_log(text, name, 0); });
   EXPECT_EQ(error.rfind(name + ":" + std::to_string(line_starting(text, "1 ")) +
                             ": osu_alltoall prints the size of each rank's block",
                         0),
@@ -238,7 +223,7 @@ TEST(OsuCollectiveLog, OldLatencyTableFromSizeZero) {
   EXPECT_EQ(rows.front().algbw_gbps, 0.0);
   expect_latency_row(rows.back(), 4194304, 642.53, 1.0);
   // A rank count is for collective tables; this log has none.
-  const std::string error = error_of([&] { at::parse_osu_log(text, name, 4); });
+  const std::string error = invalid_argument_of([&] { at::parse_osu_log(text, name, 4); });
   EXPECT_EQ(error.rfind(name + ":" + std::to_string(lines_of(text).size()) +
                             ": a rank count is given (--ranks 4) but the log holds only osu_bw "
                             "and osu_latency tables",
@@ -295,8 +280,8 @@ TEST(OsuCollectiveLog, OtherOsuTestsAreRefusedByTitle) {
                                                         {"Allreduce", "Allgatherv"},
                                                         {"MPI Allreduce", "MPI_Get"},
                                                         {"MPI", "OpenSHMEM"}}) {
-    const std::string error =
-        error_of([&] { at::parse_osu_log(edited(text, title, from, to), "o.log", 144); });
+    const std::string error = invalid_argument_of(
+        [&] { at::parse_osu_log(edited(text, title, from, to), "o.log", 144); });
     EXPECT_EQ(error.rfind("o.log:" + std::to_string(title) + ": OSU test '", 0), 0u) << error;
     EXPECT_NE(error.find("' is not imported: only osu_bw, osu_latency, osu_allreduce"),
               std::string::npos)
@@ -308,14 +293,14 @@ TEST(OsuCollectiveLog, HeaderWithColumnsOsuDoesNotPrintIsAnError) {
   const std::string name = "osu_allreduce_c220g5_8ranks_v7.0_full.log";
   const std::string text = read_text(name);
   const int header = line_starting(text, "# Size");
-  const std::string unknown = error_of([&] {
+  const std::string unknown = invalid_argument_of([&] {
     at::parse_osu_log(edited(text, header, "Iterations", "Iterations  Transmit Size"), "h.log", 8);
   });
   EXPECT_EQ(unknown, "h.log:" + std::to_string(header) +
                          ": unsupported OSU table header: unknown column 'Transmit Size'; "
                          "expected '# Size Avg Latency(us) [Min Latency(us) Max Latency(us) "
                          "Iterations] [Validation] [P<n> Tail Lat(us)...]'");
-  const std::string bandwidth = error_of([&] {
+  const std::string bandwidth = invalid_argument_of([&] {
     at::parse_osu_log(edited(text, header, "Avg Latency(us)", "Bandwidth (MB/s)"), "h.log", 8);
   });
   EXPECT_EQ(bandwidth.rfind("h.log:" + std::to_string(header) +
@@ -323,7 +308,7 @@ TEST(OsuCollectiveLog, HeaderWithColumnsOsuDoesNotPrintIsAnError) {
                             0),
             0u)
       << bandwidth;
-  const std::string first = error_of([&] {
+  const std::string first = invalid_argument_of([&] {
     at::parse_osu_log(edited(text, header, "Avg Latency(us)", "Iterations"), "h.log", 8);
   });
   EXPECT_NE(first.find("the test's latency column comes first after Size"), std::string::npos)
@@ -339,7 +324,7 @@ TEST(OsuCollectiveLog, TailLatencyColumnsAreKnown) {
   const std::string tail = edited(text, header, "Avg Latency(us)",
                                   "Avg Latency(us)  P50 Tail Lat(us)  P90 Tail Lat(us)  P99 Tail "
                                   "Lat(us)");
-  const std::string error = error_of([&] { at::parse_osu_log(tail, "t.log", 36); });
+  const std::string error = invalid_argument_of([&] { at::parse_osu_log(tail, "t.log", 36); });
   EXPECT_EQ(error, "t.log:" + std::to_string(header + 1) +
                        ": expected 5 columns (Size Avg Latency(us) P50 Tail Lat(us) P90 Tail "
                        "Lat(us) P99 Tail Lat(us)), found 2");
@@ -349,16 +334,16 @@ TEST(OsuCollectiveLog, RowBeforeAnyHeaderIsAnError) {
   const std::string name = "osu_bcast_c220g5_8ranks_v7.0_full.log";
   const std::string text = read_text(name);
   const int header = line_starting(text, "# Size");
-  const std::string no_header =
-      error_of([&] { at::parse_osu_log(edited(text, header, "# Size", "#"), "r.log", 8); });
+  const std::string no_header = invalid_argument_of(
+      [&] { at::parse_osu_log(edited(text, header, "# Size", "#"), "r.log", 8); });
   EXPECT_EQ(no_header.rfind("r.log:" + std::to_string(header + 1) +
                                 ": table row before any OSU '# Size ...' header",
                             0),
             0u)
       << no_header;
   const int title = line_starting(text, "# OSU");
-  const std::string no_title =
-      error_of([&] { at::parse_osu_log(edited(text, title, "# OSU", "#"), "r.log", 8); });
+  const std::string no_title = invalid_argument_of(
+      [&] { at::parse_osu_log(edited(text, title, "# OSU", "#"), "r.log", 8); });
   EXPECT_EQ(no_title.rfind(
                 "r.log:" + std::to_string(header) + ": OSU table header without a title line", 0),
             0u)
@@ -370,7 +355,7 @@ TEST(OsuCollectiveLog, UnreadableValuesNameTheColumn) {
   const std::string text = read_text(name);
   const int row = line_starting(text, "8192 ");  // "8192  337.91  334.65  341.37  1000"
   const auto error = [&](const std::string& from, const std::string& to) {
-    return error_of([&] { at::parse_osu_log(edited(text, row, from, to), "v.log", 8); });
+    return invalid_argument_of([&] { at::parse_osu_log(edited(text, row, from, to), "v.log", 8); });
   };
   const std::string at_row = "v.log:" + std::to_string(row) + ": ";
   EXPECT_EQ(error("337.91", "33x.91"),
@@ -390,14 +375,15 @@ TEST(OsuCollectiveLog, ValidationAndDatatypeMustBeKnown) {
   const std::string name = "osu_allreduce_c220g5_cxl_vms_8ranks_v7.1_float_validation.log";
   const std::string text = read_text(name);
   const int row = line_starting(text, "1024 ");
-  EXPECT_EQ(error_of([&] { at::parse_osu_log(edited(text, row, "Pass", "Skipped"), "d.log", 8); }),
+  EXPECT_EQ(invalid_argument_of(
+                [&] { at::parse_osu_log(edited(text, row, "Pass", "Skipped"), "d.log", 8); }),
             "d.log:" + std::to_string(row) +
                 ": column 'Validation': expected Pass or Fail, found 'Skipped'");
   const auto failed = at::parse_osu_log(edited(text, row, "Pass", "Fail"), "d.log", 8);
   EXPECT_EQ(row_at(failed, "d.log", row).wrong, 1);  // at least one wrong element
   const int dtype = line_starting(text, "# Datatype:");
   EXPECT_EQ(
-      error_of(
+      invalid_argument_of(
           [&] { at::parse_osu_log(edited(text, dtype, "MPI_FLOAT", "MPI_DOUBLE"), "d.log", 8); }),
       "d.log:" + std::to_string(dtype) +
           ": OSU datatype 'MPI_DOUBLE' is not imported: expected MPI_CHAR, MPI_INT or MPI_FLOAT "
