@@ -9,35 +9,24 @@
 
 #include "harness/results/model_file.hpp"
 #include "harness/results/result_file.hpp"
+#include "tests/support/timeline_spans.hpp"
 #include "tests/unit/test_results_data.hpp"
 
 namespace scaletune::results {
 namespace {
 
+using testing_support::timeline_span;
 using trace::SpanKind;
 using trace::TimelineSpan;
-
-TimelineSpan span(int rank, int iteration, SpanKind kind, std::string name, double begin,
-                  double end, std::int64_t bytes = 0) {
-  TimelineSpan s;
-  s.rank = rank;
-  s.iteration = iteration;
-  s.kind = kind;
-  s.phase = kind == SpanKind::collective ? "bwd" : name;
-  s.name = std::move(name);
-  s.begin_s = begin;
-  s.end_s = end;
-  s.bytes = bytes;
-  return s;
-}
 
 /// The sample ok configuration (3 ranks, 6 iterations) with iteration 4 of every rank.
 ConfigResult timed_config() {
   ConfigResult c = test::ok_config();
   for (int r = 0; r < c.ranks; ++r) {
-    c.timeline.push_back(span(r, 4, SpanKind::phase, "fwd", 0.0, 0.12));
-    c.timeline.push_back(span(r, 4, SpanKind::collective, "all_reduce", 0.13, 0.1875, 102760448));
-    c.timeline.push_back(span(r, 4, SpanKind::phase, "bwd", 0.12, 0.36));
+    c.timeline.push_back(timeline_span(r, 4, SpanKind::phase, "fwd", 0.0, 0.12));
+    c.timeline.push_back(
+        timeline_span(r, 4, SpanKind::collective, "all_reduce", 0.13, 0.1875, 102760448));
+    c.timeline.push_back(timeline_span(r, 4, SpanKind::phase, "bwd", 0.12, 0.36));
   }
   return c;
 }
@@ -64,7 +53,7 @@ TEST(ResultTimeline, ConfigurationWithoutOneReadsEmpty) {
 TEST(ResultTimeline, ReaderRejectsASpanOfARankTheConfigurationHasNot) {
   const test::TempDir dir;
   ConfigResult c = timed_config();
-  c.timeline.push_back(span(3, 0, SpanKind::phase, "fwd", 0, 1));
+  c.timeline.push_back(timeline_span(3, 0, SpanKind::phase, "fwd", 0, 1));
   const std::string path = write_file(dir, c);
   const std::string error = test::error_of([&] { read_results(path); });
   EXPECT_TRUE(test::contains(error, path));
@@ -75,7 +64,7 @@ TEST(ResultTimeline, ReaderRejectsASpanOfARankTheConfigurationHasNot) {
 TEST(ResultTimeline, ReaderRejectsAnIterationPastTheStepTimes) {
   const test::TempDir dir;
   ConfigResult c = timed_config();
-  c.timeline.push_back(span(0, 6, SpanKind::phase, "fwd", 0, 1));
+  c.timeline.push_back(timeline_span(0, 6, SpanKind::phase, "fwd", 0, 1));
   const std::string error = test::error_of([&] { read_results(write_file(dir, c)); });
   EXPECT_TRUE(test::contains(error, "6 iterations"));
 }
@@ -83,7 +72,7 @@ TEST(ResultTimeline, ReaderRejectsAnIterationPastTheStepTimes) {
 TEST(ResultTimeline, ReaderRejectsASpanThatEndsBeforeItBegins) {
   const test::TempDir dir;
   ConfigResult c = timed_config();
-  c.timeline.push_back(span(1, 2, SpanKind::phase, "fwd", 0.5, 0.25));
+  c.timeline.push_back(timeline_span(1, 2, SpanKind::phase, "fwd", 0.5, 0.25));
   const std::string error = test::error_of([&] { read_results(write_file(dir, c)); });
   EXPECT_TRUE(test::contains(error, "/timeline"));
   EXPECT_TRUE(test::contains(error, "a span of rank 1 ends before it begins"));
@@ -94,8 +83,8 @@ TEST(ResultTimeline, PredictionsKeepEachConfigurationsSpans) {
   const std::string path = dir.file("pred.h5");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   PredictionRow with{"resnet50-r2-b8-even-fp32", 2, 0.5, 16, 0.4, 0.05, 0.05, 1, nan, {}};
-  with.timeline = {span(0, 0, SpanKind::op, "gemm", 0, 0.25),
-                   span(1, 0, SpanKind::collective, "all_reduce", 0.25, 0.5, 4096)};
+  with.timeline = {timeline_span(0, 0, SpanKind::op, "gemm", 0, 0.25),
+                   timeline_span(1, 0, SpanKind::collective, "all_reduce", 0.25, 0.5, 4096)};
   const PredictionRow without{"resnet50-r1-b8-even-fp32", 1, 0.25, 32, 0.25, 0, 0, 0, nan, {}};
   write_prediction_file(path, test::sample_provenance(), {without, with});
   EXPECT_TRUE(is_prediction_file(path));

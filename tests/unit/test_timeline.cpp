@@ -13,10 +13,12 @@
 #include "harness/core/timeline_recorder.hpp"
 #include "harness/mpi/timeline_gather.hpp"
 #include "harness/trace/chrome_trace.hpp"
+#include "tests/support/timeline_spans.hpp"
 
 namespace scaletune {
 namespace {
 
+using testing_support::timeline_span;
 using trace::SpanKind;
 using trace::TimelineSpan;
 
@@ -131,25 +133,12 @@ TEST(TimelineGather, MedianIterationIsTheLowerMiddleByStepTime) {
   EXPECT_THROW(mpi::median_iteration({}), std::invalid_argument);
 }
 
-TimelineSpan span(int rank, int iteration, SpanKind kind, const char* name, double begin,
-                  double end, std::int64_t bytes = 0) {
-  TimelineSpan s;
-  s.rank = rank;
-  s.iteration = iteration;
-  s.kind = kind;
-  s.phase = "bwd";
-  s.name = name;
-  s.begin_s = begin;
-  s.end_s = end;
-  s.bytes = bytes;
-  return s;
-}
-
 TEST(ChromeTrace, CompleteEventsInMicrosecondsOnACoreAndACommunicationThreadPerRank) {
   trace::TimelineExport measured{"cfg", {}, {0.0, 0.25}};
-  measured.spans = {span(0, 1, SpanKind::phase, "bwd", 0.01, 0.02),
-                    span(1, 0, SpanKind::collective, "all_reduce", 0.005, 0.0075, 1024)};
-  trace::TimelineExport predicted{"predicted cfg", {span(0, 0, SpanKind::op, "gemm", 0, 1e-3)}, {}};
+  measured.spans = {timeline_span(0, 1, SpanKind::phase, "bwd", 0.01, 0.02),
+                    timeline_span(1, 0, SpanKind::collective, "all_reduce", 0.005, 0.0075, 1024)};
+  trace::TimelineExport predicted{
+      "predicted cfg", {timeline_span(0, 0, SpanKind::op, "gemm", 0, 1e-3)}, {}};
   const nlohmann::json doc = nlohmann::json::parse(trace::chrome_trace_json({measured, predicted}));
   std::vector<nlohmann::json> complete;
   std::map<int, std::string> process;
@@ -176,7 +165,7 @@ TEST(ChromeTrace, CompleteEventsInMicrosecondsOnACoreAndACommunicationThreadPerR
 
 TEST(ChromeTrace, NamesFromFilesAreEscaped) {
   trace::TimelineExport t{
-      "a \"quoted\"\nname\\", {span(0, 0, SpanKind::phase, "f\"w\td", 0, 1)}, {}};
+      "a \"quoted\"\nname\\", {timeline_span(0, 0, SpanKind::phase, "f\"w\td", 0, 1)}, {}};
   const nlohmann::json doc = nlohmann::json::parse(trace::chrome_trace_json({t}));
   EXPECT_EQ(doc.at("traceEvents").at(0).at("args").at("name"), "a \"quoted\"\nname\\ rank 0");
 }
