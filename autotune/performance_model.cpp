@@ -71,6 +71,7 @@ PerformanceModel::PerformanceModel(const results::ModelSet& models) {
     m_ops.emplace(std::make_pair(r.op, r.dtype), op_model_of(r));
   }
   for (const results::CollectiveModelRecord& r : models.collectives) {
+    m_sources[{r.op, r.form == "curve" ? r.ranks : 0}] = r.sources;
     if (r.form == "curve")
       m_curves.emplace(std::make_pair(r.op, r.ranks), curve_of(r));
     else if (r.form == "rank_count")
@@ -124,13 +125,18 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
 std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
   if (c.participants <= 1) return "one rank: no communication";
   const auto [op, curve] = curve_for(c.op, c.participants);
-  if (curve != nullptr) return op + " curve at " + std::to_string(c.participants) + " ranks";
+  const auto from = [&](int ranks) {
+    const std::string& files = m_sources.at({op, ranks});
+    return files.empty() ? std::string() : " (from " + files + ")";
+  };
+  if (curve != nullptr)
+    return op + " curve at " + std::to_string(c.participants) + " ranks" + from(c.participants);
   const RankCountModel& m = m_rank_models.at(op);
   std::string text =
       op + " across " + std::to_string(m.min_ranks) + ".." + std::to_string(m.max_ranks) + " ranks";
   if (c.participants > m.max_ranks || c.participants < m.min_ranks)
     text += ", extrapolated to " + std::to_string(c.participants) + " ranks";
-  return text;
+  return text + from(0);
 }
 
 }  // namespace scaletune::autotune

@@ -56,8 +56,10 @@ class PerformanceModel {
   /// 8-byte all_reduce) at its rank count, else the op's model across rank counts. Throws
   /// MissingCollectiveModel when neither exists.
   double collective_time_s(const trace::Collective& c) const;
-  /// Which model timed `c`, and what it extrapolates from: "alltoall curve at 2 ranks" or
-  /// "all_reduce across 2..8 ranks, extrapolated to 64 ranks".
+  /// Which model timed `c`, what it extrapolates from and the files it was fitted on:
+  /// "alltoall curve at 2 ranks (from profile.h5)" or "all_reduce across 2..8 ranks,
+  /// extrapolated to 64 ranks (from nccl.h5)"; the files are left out where the model file
+  /// does not name them.
   std::string collective_basis(const trace::Collective& c) const;
 
  private:
@@ -69,6 +71,9 @@ class PerformanceModel {
   std::map<std::pair<std::string, std::string>, OpModel> m_ops;     ///< (op, dtype)
   std::map<std::pair<std::string, int>, CollectiveCurve> m_curves;  ///< (op, ranks)
   std::map<std::string, RankCountModel> m_rank_models;              ///< op
+  /// The files each collective model was fitted on: (op, ranks) of a curve, (op, 0) of a model
+  /// across rank counts
+  std::map<std::pair<std::string, int>, std::string> m_sources;
 };
 
 }  // namespace scaletune::autotune

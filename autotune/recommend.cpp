@@ -150,4 +150,22 @@ Recommendation recommend(std::span<const ConfigMetrics> metrics, Objective objec
   return {objective, efficiency_floor, std::move(choice.id), std::move(choice.sentence)};
 }
 
+std::vector<const ConfigMetrics*> objective_order(std::span<const ConfigMetrics> metrics,
+                                                  Objective objective, double efficiency_floor) {
+  Candidates order = ok_configurations(metrics);
+  const auto qualifies = [&](const ConfigMetrics* m) {
+    return objective != Objective::efficiency_floor ||
+           m->scaling_efficiency >= efficiency_floor - kFloorSlack;
+  };
+  double ConfigMetrics::*key = objective == Objective::efficiency
+                                   ? &ConfigMetrics::throughput_per_rank
+                                   : &ConfigMetrics::throughput;
+  std::ranges::stable_sort(order, [&](const ConfigMetrics* a, const ConfigMetrics* b) {
+    if (qualifies(a) != qualifies(b)) return qualifies(a);
+    if (a->*key != b->*key) return a->*key > b->*key;
+    return a->ranks < b->ranks;
+  });
+  return order;
+}
+
 }  // namespace scaletune::autotune

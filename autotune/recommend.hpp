@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "autotune/metrics.hpp"
 
@@ -46,5 +47,12 @@ struct Recommendation {
 /// counting oom, timeout and error.
 Recommendation recommend(std::span<const ConfigMetrics> metrics, Objective objective,
                          double efficiency_floor = kDefaultEfficiencyFloor);
+
+/// The ok configurations of `metrics`, best first by `objective`: by throughput (per rank for
+/// Objective::efficiency), those reaching the floor before the rest for
+/// Objective::efficiency_floor; ties as recommend(), whose pick, when it makes one, comes first.
+std::vector<const ConfigMetrics*> objective_order(
+    std::span<const ConfigMetrics> metrics, Objective objective,
+    double efficiency_floor = kDefaultEfficiencyFloor);
 
 }  // namespace scaletune::autotune

@@ -1,5 +1,5 @@
 // scaletune inspect FILE.h5 and scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md]
-// [--prices FILE.toml] [--train-samples N] [--weights NAME=W,...]
+// [--prices FILE.toml] [--train-samples N] [--weights NAME=W,...] [--predictions PRED.h5]
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -13,12 +13,14 @@
 #include "autotune/autotune.hpp"
 #include "autotune/collectives_table.hpp"
 #include "autotune/mlperf_import.hpp"
+#include "autotune/prediction_ranking.hpp"
 #include "autotune/ranked_analysis.hpp"
 #include "autotune/report_plots.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
+#include "harness/results/prediction_file.hpp"
 #include "harness/results/result_error.hpp"
 
 namespace scaletune::cli {
@@ -108,11 +110,23 @@ void expect_training_configs(const results::ResultSet& rs, const std::vector<std
 
 const TextOutput kReport{"--report", "report", "results/report.md"};
 
-const std::set<std::string> kAutotuneOptions = {"--objective", "--report", "--prices",
-                                                "--train-samples", "--weights"};
+const std::set<std::string> kAutotuneOptions = {"--objective",     "--report",  "--prices",
+                                                "--train-samples", "--weights", "--predictions"};
 constexpr const char* kAutotuneUsage =
     "scaletune autotune FILE.h5... [--objective NAME] [--report FILE.md] [--prices FILE.toml] "
-    "[--train-samples N] [--weights NAME=W,...]";
+    "[--train-samples N] [--weights NAME=W,...] [--predictions PRED.h5]";
+
+/// The --predictions section (empty without the option): PRED.h5 joined to the measured `rs`.
+autotune::PredictionSection predictions(const Args& args, const results::ResultSet& rs,
+                                        autotune::Objective objective,
+                                        const autotune::MetricsOptions& options) {
+  if (!args.options.contains("--predictions")) return {};
+  const std::string path = args.option("--predictions");
+  if (path.empty()) throw UsageError("--predictions takes a file of scaletune predict --out");
+  const auto rows = results::read_prediction_file(path);
+  return autotune::prediction_section(
+      autotune::rank_with_predictions(rs, path, rows, objective, options));
+}
 
 /// --train-samples N: a number of samples > 0. Throws UsageError for anything else.
 double train_samples(const Args& args) {
@@ -187,11 +201,13 @@ int autotune_command(int argc, char** argv) {
       ranking.plot_prefix = autotune::plot_prefix(path.string());
     }
     const auto ranked = autotune::ranked_analysis(rs, metrics, fits, ranking);
+    const auto predicted = predictions(args, rs, objective, ranking.metrics);
     std::cout << autotune::inspect_table(rs, metrics) << "\n"
-              << autotune::recommendation_text(choice) << ranked.console;
+              << autotune::recommendation_text(choice) << ranked.console << predicted.console;
     if (report) {
       write_text_output(kReport, args.option("--report"),
-                        autotune::markdown_report(rs, metrics, fits, choice) + ranked.markdown);
+                        autotune::markdown_report(rs, metrics, fits, choice) + ranked.markdown +
+                            predicted.markdown);
       std::cout << "report written to " << args.option("--report") << "\n";
       for (const auto& plot : ranked.plots)
         std::cout << "plot written to " << plot.string() << "\n";

@@ -8,7 +8,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
-#include "harness/results/model_file.hpp"
+#include "harness/results/prediction_file.hpp"
 #include "harness/results/result_error.hpp"
 #include "harness/results/result_file.hpp"
 #include "harness/trace/chrome_trace.hpp"

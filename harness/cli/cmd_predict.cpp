@@ -18,9 +18,12 @@
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/subcommands.hpp"
+#include "harness/core/backend_choice.hpp"
 #include "harness/job/job_error.hpp"
+#include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/model_file.hpp"
+#include "harness/results/prediction_file.hpp"
 #include "harness/results/result_file.hpp"
 #include "kernels/describe/step_description.hpp"
 
@@ -44,12 +47,33 @@ std::map<std::string, double> measured_steps(const std::string& list) {
   return out;
 }
 
-/// What extrapolates in a configuration: per op kind the first field outside its profiled range
-/// and how many of its calls do; each extrapolating collective model once.
-std::vector<std::string> extrapolations(const std::vector<trace::RankTrace>& ranks,
-                                        const autotune::PerformanceModel& model) {
-  std::map<std::string, std::pair<std::string, int>> ops;  // op -> (first message, calls)
+/// What a configuration's prediction rests on: each collective model it used once (with the
+/// files it was fitted on), and per op kind that leaves its profiled range the first field
+/// outside it and how many of its calls do.
+struct Basis {
   std::set<std::string> collectives;
+  std::vector<std::string> ops;
+
+  /// Every line (collectives first).
+  std::vector<std::string> lines() const {
+    std::vector<std::string> out(collectives.begin(), collectives.end());
+    out.insert(out.end(), ops.begin(), ops.end());
+    return out;
+  }
+  /// The lines that extrapolate.
+  std::vector<std::string> extrapolations() const {
+    std::vector<std::string> out;
+    for (const std::string& c : collectives)
+      if (c.find("extrapolated") != std::string::npos) out.push_back(c);
+    out.insert(out.end(), ops.begin(), ops.end());
+    return out;
+  }
+};
+
+Basis basis_of(const std::vector<trace::RankTrace>& ranks,
+               const autotune::PerformanceModel& model) {
+  std::map<std::string, std::pair<std::string, int>> ops;  // op -> (first message, calls)
+  Basis basis;
   for (const trace::RankTrace& t : ranks)
     for (const trace::Event& e : t.events) {
       if (e.kind == trace::EventKind::compute) {
@@ -58,23 +82,35 @@ std::vector<std::string> extrapolations(const std::vector<trace::RankTrace>& ran
         auto& [first, calls] = ops[e.compute.op];
         if (calls++ == 0) first = x.front();
       }
-      if (e.kind == trace::EventKind::collective) {
-        const std::string basis = model.collective_basis(e.collective);
-        if (basis.find("extrapolated") != std::string::npos) collectives.insert(basis);
-      }
+      if (e.kind == trace::EventKind::collective && e.collective.participants > 1)
+        basis.collectives.insert(model.collective_basis(e.collective));
     }
-  std::vector<std::string> out(collectives.begin(), collectives.end());
   for (const auto& [op, x] : ops)
-    out.push_back(op + ": " + x.first +
-                  (x.second > 1
-                       ? ", and " + std::to_string(x.second - 1) + " more calls outside the profile"
-                       : ""));
-  return out;
+    basis.ops.push_back(
+        op + ": " + x.first +
+        (x.second > 1 ? ", and " + std::to_string(x.second - 1) + " more calls outside the profile"
+                      : ""));
+  return basis;
+}
+
+/// The configuration as `run` records it, with the predicted step as its measurement.
+results::ConfigResult described_result(const DescribedJob& d, const job::Config& config,
+                                       const trace::RankTrace& first_rank, double step_time_s) {
+  results::ConfigResult r = mpi::describe(config);
+  r.device_kind = d.target_name();
+  if (d.workload().describe)
+    for (const auto& [key, value] : d.workload().describe(d.job.workload, config))
+      r.text_attrs[key] = value;
+  mpi::record_comm(r, d.job.comm, core::choose_backend(d.job.comm.backend, d.target, true));
+  mpi::record_workload(r, first_rank.workload);
+  r.step_time_median = r.step_time_p95 = step_time_s;
+  r.throughput = r.global_batch / step_time_s;
+  return r;
 }
 
 struct Predicted {
   results::PredictionRow row;
-  std::vector<std::string> extrapolates;
+  std::vector<std::string> extrapolates;  ///< the basis lines that extrapolate
   std::string phases;  ///< the critical rank's compute per phase, "fwd=1.20 bwd=2.41" (ms)
   std::string ops;     ///< the critical rank's compute per op kind, largest first (ms)
 };
@@ -130,8 +166,12 @@ Predicted predict_config(const DescribedJob& d, const job::Config& config,
            critical.waiting_s,
            step.critical_rank,
            std::numeric_limits<double>::quiet_NaN(),
-           step.spans};
-  p.extrapolates = extrapolations(ranks, model);
+           step.spans,
+           described_result(d, config, ranks.front(), step.step_time_s),
+           {}};
+  const Basis basis = basis_of(ranks, model);
+  p.row.basis = basis.lines();
+  p.extrapolates = basis.extrapolations();
   p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
   p.ops = op_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), model);
   return p;

@@ -5,12 +5,14 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/core/communicator.hpp"
 #include "harness/core/device.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/job/job.hpp"
+#include "harness/trace/step_trace.hpp"
 
 namespace scaletune::core {
 
@@ -72,5 +74,11 @@ class Workload {
   /// model's table order (the same tables on every rank); empty for models without tables.
   virtual std::vector<TableRankStats> table_stats() const { return {}; }
 };
+
+/// The attributes `workload` reports of itself, as a configuration records them.
+inline trace::WorkloadAttributes attributes_of(const Workload& workload) {
+  return {workload.params(), workload.flops_per_sample(), workload.per_rank_batch(),
+          workload.attributes(), workload.text_attributes()};
+}
 
 }  // namespace scaletune::core

@@ -171,6 +171,20 @@ results::ConfigResult describe(const job::Config& config) {
   return r;
 }
 
+void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& w) {
+  r.params = w.params;
+  r.flops_per_sample = w.flops_per_sample;
+  if (!w.per_rank_batch.empty()) r.per_rank_batch = w.per_rank_batch;
+  for (const auto& [key, value] : w.numbers) r.number_attrs[key] = value;
+  for (const auto& [key, value] : w.texts) r.text_attrs[key] = value;
+}
+
+void record_comm(results::ConfigResult& r, const job::CommSpec& comm, const std::string& backend) {
+  if (!backend.empty()) r.text_attrs["comm_backend"] = backend;
+  r.number_attrs["overlap"] = comm.overlap ? 1.0 : 0.0;
+  r.number_attrs["bucket_mib"] = comm.bucket_mib;
+}
+
 ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Comm comm,
                      std::span<const int> world_ranks, const RankTarget& target,
                      const core::WorkloadEntry& workload) {
@@ -201,17 +215,8 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;
-  if (communicator) result.text_attrs["comm_backend"] = communicator->inner->backend();
-  result.number_attrs["overlap"] = job.comm.overlap ? 1.0 : 0.0;
-  result.number_attrs["bucket_mib"] = job.comm.bucket_mib;
-  if (trainer) {
-    result.params = trainer->params();
-    result.flops_per_sample = trainer->flops_per_sample();
-    if (std::vector<int> batch = trainer->per_rank_batch(); !batch.empty())
-      result.per_rank_batch = std::move(batch);
-    for (const auto& [key, value] : trainer->attributes()) result.number_attrs[key] = value;
-    for (const auto& [key, value] : trainer->text_attributes()) result.text_attrs[key] = value;
-  }
+  record_comm(result, job.comm, communicator ? communicator->inner->backend() : "");
+  if (trainer) record_workload(result, core::attributes_of(*trainer));
   if (result.status == Status::ok) {
     gather(timings, comm, result);
     gather_table_stats(trainer->table_stats(), comm, result);

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 
 #include "harness/core/device.hpp"
 #include "harness/core/workload_registry.hpp"
@@ -13,6 +14,7 @@
 #include "harness/mpi/communicator_factory.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/results/result_types.hpp"
+#include "harness/trace/step_trace.hpp"
 
 namespace scaletune::mpi {
 
@@ -55,5 +57,14 @@ void fill_step_statistics(results::ConfigResult& r);
 
 /// A result row with the configuration's settings filled in and no measurements.
 results::ConfigResult describe(const job::Config& config);
+
+/// Stores what the workload reports of itself in `r`: params, flops_per_sample, its own split
+/// (per_rank_batch, when it chose one), its number and text attributes.
+void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& w);
+
+/// Stores the job's [comm] settings in `r`: comm_backend (the communicator's backend name;
+/// left out when empty, for a configuration that made no communicator), overlap (1 or 0) and
+/// bucket_mib.
+void record_comm(results::ConfigResult& r, const job::CommSpec& comm, const std::string& backend);
 
 }  // namespace scaletune::mpi

@@ -8,7 +8,6 @@
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/provenance_io.hpp"
-#include "harness/results/detail/timeline_table.hpp"
 
 namespace scaletune::results {
 namespace {
@@ -110,28 +109,6 @@ CollectiveModelRecord read_collective_model(hid_t parent, const H5Where& where,
   return m;
 }
 
-constexpr const char* kPredictionTimelines = "timeline";
-
-/// Group timeline of /predictions (at `at`) with one dataset per row that has spans.
-void write_prediction_timelines(hid_t predictions, const H5Where& at,
-                                const std::vector<PredictionRow>& rows) {
-  const bool any = std::any_of(rows.begin(), rows.end(),
-                               [](const PredictionRow& r) { return !r.timeline.empty(); });
-  if (!any) return;
-  const detail::Group g = detail::create_group(predictions, at, kPredictionTimelines);
-  const H5Where where = at.child(kPredictionTimelines);
-  for (const PredictionRow& r : rows)
-    if (!r.timeline.empty()) detail::write_timeline(g.id(), where, r.config, r.timeline);
-}
-
-void read_prediction_timelines(hid_t predictions, const H5Where& at,
-                               std::vector<PredictionRow>& rows) {
-  if (!detail::has_link(predictions, at, kPredictionTimelines)) return;
-  const detail::Group g = detail::open_group(predictions, at, kPredictionTimelines);
-  const H5Where where = at.child(kPredictionTimelines);
-  for (PredictionRow& r : rows) r.timeline = detail::read_timeline(g.id(), where, r.config);
-}
-
 }  // namespace
 
 void write_model_file(const std::string& path, const ModelSet& models) {
@@ -148,86 +125,6 @@ void write_model_file(const std::string& path, const ModelSet& models) {
   for (const CollectiveModelRecord& m : models.collectives)
     write_collective_model(coll.id(), root.child(kCollectiveModels), m);
   SCALETUNE_H5(root, H5Fflush(file.id(), H5F_SCOPE_GLOBAL));
-}
-
-void write_prediction_file(const std::string& path, const Provenance& provenance,
-                           const std::vector<PredictionRow>& rows) {
-  const H5Where root{path, "/"};
-  if (std::filesystem::exists(path))
-    root.fail("exists; scaletune never overwrites a file: predict into a new one");
-  const detail::File file = detail::create_result_file(path);
-  detail::write_provenance(file.id(), root, provenance);
-  const detail::Group g = detail::create_group(file.id(), root, "predictions");
-  const H5Where at = root.child("predictions");
-  std::vector<std::string> ids;
-  std::vector<std::int64_t> ranks, critical;
-  std::vector<double> step, throughput, compute, exposed, waiting, measured;
-  for (const PredictionRow& r : rows) {
-    ids.push_back(r.config);
-    ranks.push_back(r.ranks);
-    critical.push_back(r.critical_rank);
-    step.push_back(r.step_time);
-    throughput.push_back(r.throughput);
-    compute.push_back(r.compute_s);
-    exposed.push_back(r.exposed_communication_s);
-    waiting.push_back(r.waiting_s);
-    measured.push_back(r.measured_step_time);
-  }
-  const auto spec = [&](const char* units) {
-    return detail::DatasetSpec{{rows.size()}, "configs", units};
-  };
-  detail::write_dataset(g.id(), at, "config", spec(""), ids);
-  detail::write_dataset(g.id(), at, "ranks", spec(""), ranks);
-  detail::write_dataset(g.id(), at, "step_time", spec("s"), step);
-  detail::write_dataset(g.id(), at, "throughput", spec("samples/s"), throughput);
-  detail::write_dataset(g.id(), at, "compute", spec("s"), compute);
-  detail::write_dataset(g.id(), at, "exposed_communication", spec("s"), exposed);
-  detail::write_dataset(g.id(), at, "waiting", spec("s"), waiting);
-  detail::write_dataset(g.id(), at, "critical_rank", spec(""), critical);
-  detail::write_dataset(g.id(), at, "measured_step_time", spec("s"), measured);
-  write_prediction_timelines(g.id(), at, rows);
-  SCALETUNE_H5(root, H5Fflush(file.id(), H5F_SCOPE_GLOBAL));
-}
-
-bool is_prediction_file(const std::string& path) {
-  const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
-  return detail::has_link(file.id(), H5Where{path, "/"}, "predictions");
-}
-
-std::vector<PredictionRow> read_prediction_file(const std::string& path) {
-  const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
-  const H5Where root{path, "/"};
-  if (!detail::has_link(file.id(), root, "predictions"))
-    root.fail("has no /predictions (written by scaletune predict --out)");
-  const detail::Group g = detail::open_group(file.id(), root, "predictions");
-  const H5Where at = root.child("predictions");
-  const auto ids = detail::read_string_dataset(g.id(), at, "config").values;
-  const auto ranks = detail::read_int64_dataset(g.id(), at, "ranks").values;
-  const auto critical = detail::read_int64_dataset(g.id(), at, "critical_rank").values;
-  const auto step = detail::read_double_dataset(g.id(), at, "step_time").values;
-  const auto throughput = detail::read_double_dataset(g.id(), at, "throughput").values;
-  const auto compute = detail::read_double_dataset(g.id(), at, "compute").values;
-  const auto exposed = detail::read_double_dataset(g.id(), at, "exposed_communication").values;
-  const auto waiting = detail::read_double_dataset(g.id(), at, "waiting").values;
-  const auto measured = detail::read_double_dataset(g.id(), at, "measured_step_time").values;
-  const std::size_t n = ids.size();
-  for (std::size_t size : {ranks.size(), critical.size(), step.size(), throughput.size(),
-                           compute.size(), exposed.size(), waiting.size(), measured.size()})
-    if (size != n) at.fail("its datasets differ in length");
-  std::vector<PredictionRow> rows;
-  for (std::size_t i = 0; i < n; ++i)
-    rows.push_back({ids[i],
-                    static_cast<int>(ranks[i]),
-                    step[i],
-                    throughput[i],
-                    compute[i],
-                    exposed[i],
-                    waiting[i],
-                    static_cast<int>(critical[i]),
-                    measured[i],
-                    {}});
-  read_prediction_timelines(g.id(), at, rows);
-  return rows;
 }
 
 ModelSet read_model_file(const std::string& path) {

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "harness/results/result_types.hpp"
-#include "harness/trace/timeline_span.hpp"
 
 namespace scaletune::results {
 
@@ -51,34 +50,6 @@ struct ModelSet {
   std::vector<OpModelRecord> ops;
   std::vector<CollectiveModelRecord> collectives;
 };
-
-/// One row of /predictions (scaletune predict --out): a configuration's predicted step.
-struct PredictionRow {
-  std::string config;  ///< the id `scaletune run` gives it
-  int ranks = 0;
-  double step_time = 0;                ///< s, the latest rank's end
-  double throughput = 0;               ///< samples/s = global_batch / step_time
-  double compute_s = 0;                ///< the critical rank's compute, s
-  double exposed_communication_s = 0;  ///< the critical rank's, s
-  double waiting_s = 0;                ///< the critical rank's wait for the others, s
-  int critical_rank = 0;
-  double measured_step_time = 0;  ///< median measured (--compare), s; NaN when not measured
-  /// The composed step's spans (kind op or collective, iteration 0), every rank; stored as
-  /// /predictions/timeline/<config>
-  std::vector<trace::TimelineSpan> timeline;
-};
-
-/// Creates `path` (never over an existing file) with the root attributes and /predictions.
-/// Throws ResultError naming the path when it exists or cannot be written.
-void write_prediction_file(const std::string& path, const Provenance& provenance,
-                           const std::vector<PredictionRow>& rows);
-/// Whether `path` holds /predictions (a file of scaletune predict --out). Throws ResultError
-/// naming the path when it is missing or not HDF5.
-bool is_prediction_file(const std::string& path);
-/// /predictions of `path`, with each row's timeline where one is stored. Throws ResultError
-/// naming the path when it is missing, not a result file or has no /predictions, and naming the
-/// timeline as read_timeline() does.
-std::vector<PredictionRow> read_prediction_file(const std::string& path);
 
 /// Creates `path` (never over an existing file) with `models`. Throws ResultError naming the
 /// path when it exists or cannot be written.

@@ -69,12 +69,24 @@ struct Event {
 };
 
 /// One rank's step.
+/// What a built workload reports of itself (core::Workload's params(), flops_per_sample(),
+/// per_rank_batch(), attributes() and text_attributes()), which a run stores in its
+/// configuration's attributes.
+struct WorkloadAttributes {
+  double params = 0;                ///< trainable parameters (count)
+  double flops_per_sample = 0;      ///< training FLOP per sample, forward + backward
+  std::vector<int> per_rank_batch;  ///< [ranks] samples, when the workload split the batch
+  std::vector<std::pair<std::string, double>> numbers;
+  std::vector<std::pair<std::string, std::string>> texts;
+};
+
 struct RankTrace {
   int rank = 0;
   int ranks = 0;                         ///< ranks of the configuration
   std::vector<std::string> phase_names;  ///< [phases], the workload's
   std::vector<Event> events;
   std::int64_t memory_peak_bytes = 0;  ///< the workload's accounted peak on this rank, bytes
+  WorkloadAttributes workload;         ///< as the workload on this rank reports them
 };
 
 /// The shape fields as text, "name=value" separated by single spaces ("m=512 n=256 k=128"),

@@ -51,6 +51,7 @@ RankDescription describe_rank(const job::JobSpec& job, const job::Config& config
     out.trace.rank = rank;
     out.trace.ranks = config.ranks;
     out.trace.memory_peak_bytes = trainer->memory_peak_bytes();
+    out.trace.workload = core::attributes_of(*trainer);
   } catch (...) {
     out.failure = std::current_exception();
   }

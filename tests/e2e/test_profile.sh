@@ -1,7 +1,8 @@
 # scaletune profile under mpirun: /ops holds every op kind of the default grid and the shapes of
 # --jobs for both ranks, /collectives the benchmark on 2 ranks; the file passes the layout
 # check, and an existing file is never overwritten. Then fit and predict on it: models with
-# their errors, predictions against a measured run, and the bad inputs of both.
+# their errors, predictions against a measured run, and the bad inputs of both; then autotune
+# ranks measured and predicted configurations together.
 source "$(dirname "$0")/lib.sh"
 
 run_status $MPIEXEC -n 2 "$SCALETUNE" profile --out p.h5 --jobs "$SOURCE_DIR/jobs/resnet50-cpu.toml"
@@ -84,4 +85,40 @@ run_status "$SCALETUNE" predict tiny.toml --model p.h5
 [ "$status" -eq 2 ] && expect_match "$out" "not a model file" "a profile is no model"
 run_status "$SCALETUNE" predict tiny.toml
 [ "$status" -eq 2 ] && expect_match "$out" "--model MODEL.h5 is required" "--model"
+
+# autotune --predictions: a job measured on 1 and 2 ranks, predicted to 32 with the all-reduce
+# of imported nccl-tests logs on 8 and 16 GPUs.
+run_status "$SCALETUNE" import nccl-tests "$SHARED_DIR/data/nccl-tests/nccl_h100_1node_8gpu_multi_collective.log" \
+  "$SHARED_DIR/data/nccl-tests/nccl_h100_2node_16gpu_a3mega_allreduce.log" --out cluster.h5
+[ "$status" -eq 0 ] || fail "import nccl-tests exited $status: $out"
+run_status "$SCALETUNE" fit p.h5 cluster.h5 --out mc.h5
+[ "$status" -eq 0 ] || fail "fit with imported logs exited $status: $out"
+tiny_job m32 "[1, 2]" "[32]" 2
+run_status $MPIEXEC -n 2 "$SCALETUNE" run m32.toml --out measured32.h5
+[ "$status" -eq 0 ] || fail "run of m32 exited $status: $out"
+tiny_job wide "[1, 2, 32]" "[32]" 2
+run_status "$SCALETUNE" predict wide.toml --model mc.h5 --out wide.h5
+[ "$status" -eq 0 ] || fail "predict to 32 ranks exited $status: $out"
+run_status "$SCALETUNE" autotune measured32.h5 --predictions wide.h5 --objective throughput --report with.md
+[ "$status" -eq 0 ] || fail "autotune --predictions exited $status: $out"
+expect_match "$out" "resnet50-r2-b32-even-fp32 +2 +[0-9.]+ +[0-9.]+ +[+-][0-9.]+%" "the model's error on a measured configuration"
+expect_match "$out" "geomean \|error\| over 2 measured configurations" "the geomean of the measured"
+expect_match "$out" "[0-9]+ +predicted +resnet50-r32-b32-even-fp32 +32 " "the predicted configuration, marked"
+expect_match "$out" "[0-9]+ +measured +resnet50-r1-b32-even-fp32 +1 " "a measured configuration, marked"
+expect_match "$out" "measure next \(the predicted-best configurations nobody ran\):" "measure next"
+expect_match "$out" "rests on: all_reduce across 2\.\.16 ranks, extrapolated to 32 ranks \(from .*nccl_h100_2node_16gpu_a3mega_allreduce\.log" "the logs the extrapolation rests on"
+expect_match "$(cat with.md)" "## With predictions" "the report's section"
+"$PYTHON" - <<'PY' || fail "/predictions/configs"
+import h5py
+g = h5py.File("wide.h5", "r")["predictions"]
+c = g["configs"]["resnet50-r32-b32-even-fp32"].attrs
+assert c["ranks"] == 32 and c["global_batch"] == 32 and c["status"] == "ok", dict(c)
+assert abs(c["step_time_median"] - g["step_time"][2]) < 1e-12
+assert c["flops_per_sample"] > 0 and c["comm_backend"] == "mpi"
+basis = g["basis"][2].decode()
+assert "extrapolated to 32 ranks" in basis, basis
+PY
+run_status "$SCALETUNE" autotune measured32.h5 --predictions measured32.h5
+[ "$status" -eq 2 ] || fail "autotune with a result file as --predictions exited $status: $out"
+expect_match "$out" "measured32.h5: has no /predictions" "a result file is no prediction file"
 echo "profile, fit and predict ok"

@@ -129,3 +129,33 @@ TEST(AutotuneRecommend, ObjectiveNamesRoundTripAndUnknownNamesListTheValidOnes) 
                  "efficiency");
   }
 }
+
+namespace {
+
+std::vector<std::string> ids_of(const std::vector<const at::ConfigMetrics*>& order) {
+  std::vector<std::string> ids;
+  for (const at::ConfigMetrics* m : order) ids.push_back(m->id);
+  return ids;
+}
+
+}  // namespace
+
+TEST(AutotuneRecommend, ObjectiveOrderRanksOkConfigurationsWithTheRecommendationFirst) {
+  using V = std::vector<std::string>;
+  // Floor 0.70: r8 (0.70), r4, r2, r1 reach it, by throughput; r16 (0.50) comes after them.
+  EXPECT_EQ(ids_of(at::objective_order(kSweep, Objective::efficiency_floor)),
+            (V{"r8", "r4", "r2", "r1", "r16"}));
+  // Floor 0.9: r2 and r1 reach it; the rest follow by throughput.
+  EXPECT_EQ(ids_of(at::objective_order(kSweep, Objective::efficiency_floor, 0.9)),
+            (V{"r2", "r1", "r16", "r8", "r4"}));
+  EXPECT_EQ(ids_of(at::objective_order(kSweep, Objective::throughput)),
+            (V{"r16", "r8", "r4", "r2", "r1"}));
+  // Per rank: 1000, 950, 850, 700, 500.
+  EXPECT_EQ(ids_of(at::objective_order(kSweep, Objective::efficiency)),
+            (V{"r1", "r2", "r4", "r8", "r16"}));
+  for (Objective o : {Objective::efficiency_floor, Objective::throughput, Objective::efficiency})
+    EXPECT_EQ(at::objective_order(kSweep, o).front()->id, at::recommend(kSweep, o).id);
+  // Ties go to fewer ranks, as recommend's.
+  const std::vector<at::ConfigMetrics> tie = {ok("r2", 2, 2000), ok("r1", 1, 1000)};
+  EXPECT_EQ(ids_of(at::objective_order(tie, Objective::efficiency)), (V{"r1", "r2"}));
+}

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/results/model_file.hpp"
+#include "harness/results/prediction_file.hpp"
 #include "harness/results/result_file.hpp"
 #include "tests/support/timeline_spans.hpp"
 #include "tests/unit/test_results_data.hpp"
@@ -82,10 +82,11 @@ TEST(ResultTimeline, PredictionsKeepEachConfigurationsSpans) {
   const test::TempDir dir;
   const std::string path = dir.file("pred.h5");
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  PredictionRow with{"resnet50-r2-b8-even-fp32", 2, 0.5, 16, 0.4, 0.05, 0.05, 1, nan, {}};
+  PredictionRow with{"resnet50-r2-b8-even-fp32", 2, 0.5, 16, 0.4, 0.05, 0.05, 1, nan, {}, {}, {}};
   with.timeline = {timeline_span(0, 0, SpanKind::op, "gemm", 0, 0.25),
                    timeline_span(1, 0, SpanKind::collective, "all_reduce", 0.25, 0.5, 4096)};
-  const PredictionRow without{"resnet50-r1-b8-even-fp32", 1, 0.25, 32, 0.25, 0, 0, 0, nan, {}};
+  const PredictionRow without{
+      "resnet50-r1-b8-even-fp32", 1, 0.25, 32, 0.25, 0, 0, 0, nan, {}, {}, {}};
   write_prediction_file(path, test::sample_provenance(), {without, with});
   EXPECT_TRUE(is_prediction_file(path));
   const std::vector<PredictionRow> rows = read_prediction_file(path);
