@@ -131,14 +131,21 @@ inline constexpr std::array<ShardSplit, 4> kShardSplits = {
 
 /// A [sweep] sharding value of kind dlrm: a built-in scheme or an explicit plan. "table_wise"
 /// places table i on rank i mod ranks; the greedy forms place tables in decreasing cost on the
-/// least-loaded rank, cost = bytes (rows x dim x 4) for size_greedy and rows x pooling x dim for
-/// lookup_greedy; row_wise and column_wise split every table over all ranks; data_parallel
-/// replicates every table.
+/// least-loaded rank, cost = bytes (rows x dim x 4) for size_greedy, rows x pooling x dim for
+/// lookup_greedy, dim x pooling x log10(rows) for size_lookup_greedy (DreamShard's baseline,
+/// Zha et al., NeurIPS 2022) and, for norm_lookup_greedy, dim x pooling and rows x dim each
+/// divided by its largest value over the tables, summed (the seed paper names this sharder
+/// without defining it; this is our reading); random puts each table on a uniformly drawn rank
+/// (std::mt19937_64 seeded with 1); row_wise and column_wise split every table over all ranks;
+/// data_parallel replicates every table.
 enum class ShardingScheme {
   data_parallel,
   table_wise,
-  table_wise_size_greedy,    ///< "table_wise:size_greedy"
-  table_wise_lookup_greedy,  ///< "table_wise:lookup_greedy"
+  table_wise_size_greedy,         ///< "table_wise:size_greedy"
+  table_wise_lookup_greedy,       ///< "table_wise:lookup_greedy"
+  table_wise_size_lookup_greedy,  ///< "table_wise:size_lookup_greedy"
+  table_wise_norm_lookup_greedy,  ///< "table_wise:norm_lookup_greedy"
+  table_wise_random,              ///< "table_wise:random"
   row_wise,
   column_wise,
   explicit_plan,  ///< a plan of [workload.plans], named by DlrmSharding::plan
@@ -146,15 +153,19 @@ enum class ShardingScheme {
 
 /// The built-in schemes (every ShardingScheme but explicit_plan), in the order README.md lists
 /// them.
-inline constexpr std::array<ShardingScheme, 6> kShardingSchemes = {
+inline constexpr std::array<ShardingScheme, 9> kShardingSchemes = {
     ShardingScheme::data_parallel,
     ShardingScheme::table_wise,
     ShardingScheme::table_wise_size_greedy,
     ShardingScheme::table_wise_lookup_greedy,
+    ShardingScheme::table_wise_size_lookup_greedy,
+    ShardingScheme::table_wise_norm_lookup_greedy,
+    ShardingScheme::table_wise_random,
     ShardingScheme::row_wise,
     ShardingScheme::column_wise};
 
 /// "data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
+/// "table_wise:size_lookup_greedy", "table_wise:norm_lookup_greedy", "table_wise:random",
 /// "row_wise", "column_wise"; "explicit" for explicit_plan (whose text is the plan's name).
 std::string_view sharding_scheme_text(ShardingScheme scheme);
 

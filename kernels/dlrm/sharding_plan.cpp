@@ -4,9 +4,11 @@
 #include "kernels/dlrm/sharding_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -67,14 +69,10 @@ std::vector<int> all_ranks(int ranks) {
   return list;
 }
 
-using TableCost = double (*)(const job::EmbeddingTableSpec&);
-
 /// Greedy placement: tables in decreasing cost (stable: ties keep table order), each on the
 /// rank with the least total cost so far (ties: the lowest rank).
 std::vector<TableSharding> greedy(const std::vector<job::EmbeddingTableSpec>& tables, int ranks,
-                                  TableCost cost) {
-  std::vector<double> costs;
-  for (const auto& table : tables) costs.push_back(cost(table));
+                                  const std::vector<double>& costs) {
   std::vector<std::size_t> order(tables.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(),
@@ -89,12 +87,52 @@ std::vector<TableSharding> greedy(const std::vector<job::EmbeddingTableSpec>& ta
   return placed;
 }
 
+/// cost(table) of every table, in table order.
+template <typename Cost>
+std::vector<double> costs_of(const std::vector<job::EmbeddingTableSpec>& tables, Cost cost) {
+  std::vector<double> costs;
+  for (const auto& table : tables) costs.push_back(cost(table));
+  return costs;
+}
+
 double size_cost(const job::EmbeddingTableSpec& table) {
   return static_cast<double>(table.rows) * table.dim * 4.0;
 }
 
 double lookup_cost(const job::EmbeddingTableSpec& table) {
   return static_cast<double>(table.rows) * table.pooling * table.dim;
+}
+
+/// DreamShard's size-lookup cost: dim x pooling x log10(rows).
+double size_lookup_cost(const job::EmbeddingTableSpec& table) {
+  return table.dim * table.pooling * std::log10(static_cast<double>(table.rows));
+}
+
+/// x divided by its largest value (all 0 when the largest is 0).
+std::vector<double> normalised(std::vector<double> x) {
+  const double top = x.empty() ? 0.0 : *std::max_element(x.begin(), x.end());
+  for (double& v : x) v = top > 0.0 ? v / top : 0.0;
+  return x;
+}
+
+/// dim x pooling and rows x dim, each divided by its largest value over the tables, summed.
+std::vector<double> norm_lookup_costs(const std::vector<job::EmbeddingTableSpec>& tables) {
+  const std::vector<double> lookups = normalised(
+      costs_of(tables, [](const job::EmbeddingTableSpec& t) { return t.dim * t.pooling; }));
+  const std::vector<double> sizes = normalised(costs_of(tables, size_cost));
+  std::vector<double> costs;
+  for (std::size_t t = 0; t < tables.size(); ++t) costs.push_back(lookups[t] + sizes[t]);
+  return costs;
+}
+
+/// Each table on a rank drawn uniformly (std::mt19937_64 seeded with 1), in table order.
+std::vector<TableSharding> random_tables(const std::vector<job::EmbeddingTableSpec>& tables,
+                                         int ranks) {
+  std::mt19937_64 engine(1);
+  std::uniform_int_distribution<int> rank(0, ranks - 1);
+  std::vector<TableSharding> placed;
+  for (const auto& table : tables) placed.push_back(table_wise(rank(engine), table));
+  return placed;
 }
 
 /// Applies `place` to every table, in table order.
@@ -124,9 +162,15 @@ std::vector<TableSharding> built_in(job::ShardingScheme scheme,
         return table_wise(static_cast<int>(i % static_cast<std::size_t>(ranks)), t);
       });
     case job::ShardingScheme::table_wise_size_greedy:
-      return greedy(tables, ranks, size_cost);
+      return greedy(tables, ranks, costs_of(tables, size_cost));
     case job::ShardingScheme::table_wise_lookup_greedy:
-      return greedy(tables, ranks, lookup_cost);
+      return greedy(tables, ranks, costs_of(tables, lookup_cost));
+    case job::ShardingScheme::table_wise_size_lookup_greedy:
+      return greedy(tables, ranks, costs_of(tables, size_lookup_cost));
+    case job::ShardingScheme::table_wise_norm_lookup_greedy:
+      return greedy(tables, ranks, norm_lookup_costs(tables));
+    case job::ShardingScheme::table_wise_random:
+      return random_tables(tables, ranks);
     case job::ShardingScheme::explicit_plan:
       break;
   }

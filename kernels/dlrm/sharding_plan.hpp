@@ -46,10 +46,11 @@ struct ShardingPlan {
 /// Makes the plan `sharding` (a built-in scheme, or the explicit plan of options.plans it
 /// names) for options.tables on `ranks` ranks. Built-in schemes: data_parallel replicates every
 /// table; row_wise / column_wise split every table over all ranks 0..ranks-1; table_wise puts
-/// table i on rank i mod ranks; table_wise:size_greedy and table_wise:lookup_greedy take the
-/// tables in decreasing cost (ties: lower table index first) and put each on the rank with the
-/// least total cost so far (ties: lower rank), cost = rows x dim x 4 bytes resp. rows x pooling
-/// x dim (as the issue defines the heuristics; costs and loads in double precision). Explicit
+/// table i on rank i mod ranks; the table_wise greedy schemes (size_greedy, lookup_greedy,
+/// size_lookup_greedy, norm_lookup_greedy) take the tables in decreasing cost (ties: lower table
+/// index first) and put each on the rank with the least total cost so far (ties: lower rank),
+/// the costs of job::ShardingScheme (in double precision); table_wise:random draws each table's
+/// rank uniformly from std::mt19937_64 seeded with 1. Explicit
 /// plans place each table as its TablePlacement says (data_parallel: on all `ranks`). Row
 /// blocks are exact in 64-bit integers for rows up to 2^40 and up to 2^20 ranks.
 /// Throws std::invalid_argument for ranks < 1, an explicit plan options.plans does not have, or

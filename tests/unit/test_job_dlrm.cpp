@@ -496,7 +496,8 @@ TEST(DlrmSweepErrors, ShardingValuesAreKnownAndDistinct) {
       "sharding = [\"table_wise\", \"split2\", \"table_wise:size_greedy\", \"alldp\"]";
   expect_error(replaced(sharding, "sharding = [\"row_wse\"]"), "sharding", "sharding",
                "unknown sharding 'row_wse'; expected one of data_parallel, table_wise, "
-               "table_wise:size_greedy, table_wise:lookup_greedy, row_wise, column_wise, alldp, "
+               "table_wise:size_greedy, table_wise:lookup_greedy, table_wise:size_lookup_greedy, "
+               "table_wise:norm_lookup_greedy, table_wise:random, row_wise, column_wise, alldp, "
                "split2 (built-in schemes and the plans of [workload.plans]); did you mean "
                "'row_wise'?");
   expect_error(replaced(sharding, "sharding = [\"split3\"]"), "sharding", "sharding",

@@ -54,7 +54,9 @@ TEST(Sharding, SchemesAndPlansPrintAsTheJobWritesThem) {
   for (const ShardingScheme scheme : kShardingSchemes) texts.push_back(sharding_text({scheme, ""}));
   EXPECT_EQ(texts,
             (std::vector<std::string>{"data_parallel", "table_wise", "table_wise:size_greedy",
-                                      "table_wise:lookup_greedy", "row_wise", "column_wise"}));
+                                      "table_wise:lookup_greedy", "table_wise:size_lookup_greedy",
+                                      "table_wise:norm_lookup_greedy", "table_wise:random",
+                                      "row_wise", "column_wise"}));
   EXPECT_EQ(sharding_text({ShardingScheme::explicit_plan, "hot_tables"}), "hot_tables");
 }
 

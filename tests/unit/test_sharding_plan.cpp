@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -247,20 +249,49 @@ TEST(ShardingPlan, GreedyMatchesNaiveGreedy) {
       options.tables.push_back(table("t" + std::to_string(t), 1 + engine() % 6, 8 << (engine() % 2),
                                      1.0 + engine() % 20));
     }
-    std::vector<double> bytes;
-    std::vector<double> lookups;
+    std::vector<double> bytes, lookups, size_lookups, norm_lookups;
+    double top_lookup = 0, top_bytes = 0;
     for (const auto& t : options.tables) {
       bytes.push_back(static_cast<double>(t.rows * t.dim * 4));
       lookups.push_back(static_cast<double>(t.rows * t.dim) * t.pooling);
+      size_lookups.push_back(t.dim * t.pooling * std::log10(static_cast<double>(t.rows)));
+      top_lookup = std::max(top_lookup, t.dim * t.pooling);
+      top_bytes = std::max(top_bytes, bytes.back());
     }
+    for (std::size_t t = 0; t < options.tables.size(); ++t)
+      norm_lookups.push_back(options.tables[t].dim * options.tables[t].pooling / top_lookup +
+                             bytes[t] / top_bytes);
     for (int ranks = 1; ranks <= 4; ++ranks) {
-      EXPECT_EQ(owners(sk::make_sharding_plan(sharding("table_wise:size_greedy"), options, ranks)),
-                naive_greedy(bytes, ranks));
-      EXPECT_EQ(
-          owners(sk::make_sharding_plan(sharding("table_wise:lookup_greedy"), options, ranks)),
-          naive_greedy(lookups, ranks));
+      const auto plan = [&](const char* text) {
+        return owners(sk::make_sharding_plan(sharding(text), options, ranks));
+      };
+      EXPECT_EQ(plan("table_wise:size_greedy"), naive_greedy(bytes, ranks));
+      EXPECT_EQ(plan("table_wise:lookup_greedy"), naive_greedy(lookups, ranks));
+      EXPECT_EQ(plan("table_wise:size_lookup_greedy"), naive_greedy(size_lookups, ranks));
+      EXPECT_EQ(plan("table_wise:norm_lookup_greedy"), naive_greedy(norm_lookups, ranks));
     }
   }
+}
+
+// A (1000 rows, dim 8, pooling 1): size-lookup 8 x 1 x 3 = 24; B (100, 8, 20): 8 x 20 x 2 = 320;
+// C (10, 16, 2): 16 x 2 x 1 = 32. B -> r0, C -> r1, A -> r1 (32 < 320).
+TEST(ShardingPlan, SizeLookupGreedyByHand) {
+  job::DlrmOptions options;
+  options.tables = {table("A", 1000, 8, 1.0), table("B", 100, 8, 20.0), table("C", 10, 16, 2.0)};
+  EXPECT_EQ(owners(sk::make_sharding_plan(sharding("table_wise:size_lookup_greedy"), options, 2)),
+            (std::vector<int>{1, 0, 1}));
+}
+
+// The random sharder: the same draw every time (seed 1), every rank used on enough tables,
+// and each table's rank uniform: 4000 tables on 4 ranks give each rank 1000 +- 4 sigma.
+TEST(ShardingPlan, RandomIsReproducibleAndUniform) {
+  const auto options = tables_of_rows(std::vector<std::int64_t>(4000, 10));
+  const auto first = owners(sk::make_sharding_plan(sharding("table_wise:random"), options, 4));
+  EXPECT_EQ(owners(sk::make_sharding_plan(sharding("table_wise:random"), options, 4)), first);
+  std::vector<int> count(4, 0);
+  for (int r : first) ++count.at(static_cast<std::size_t>(r));
+  const double sigma = std::sqrt(4000 * 0.25 * 0.75);
+  for (int c : count) EXPECT_NEAR(c, 1000.0, 4 * sigma);
 }
 
 TEST(ShardingPlan, ExplicitPlanPlacesTablesInTableOrder) {
