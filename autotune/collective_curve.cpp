@@ -84,9 +84,18 @@ double CollectiveCurve::smooth_time_us(double bytes) const {
   return floor_us + bytes * bus_factor / busbw / 1e3;
 }
 
+bool CollectiveCurve::extrapolates(double bytes) const {
+  if (log2_sizes.empty()) return false;
+  const double x = std::log2(bytes);
+  return x < log2_sizes.front() || x > log2_sizes.back();
+}
+
 double CollectiveCurve::time_us(double bytes) const {
   if (log2_sizes.empty()) return smooth_time_us(bytes);
   const double x = std::log2(bytes);
+  if (x < log2_sizes.front())
+    return std::min(smooth_time_us(bytes), smooth_time_us(std::exp2(log2_sizes.front()))) *
+           std::exp(residuals.front());
   const auto upper = std::ranges::upper_bound(log2_sizes, x);
   double residual = 0.0;
   if (upper == log2_sizes.begin()) {

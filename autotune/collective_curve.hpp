@@ -36,8 +36,12 @@ struct CollectiveCurve {
   /// The sigmoid curve's time for `bytes` (>= 1), microseconds.
   double smooth_time_us(double bytes) const;
   /// Predicted time of one collective of `bytes` (>= 1): the smooth time corrected by the
-  /// interpolated residual, microseconds.
+  /// interpolated residual, microseconds; below the smallest fitted size at most the time there
+  /// (a smaller message never takes longer: a curve fitted on large sizes only has no floor to
+  /// speak of, and its sigmoid would grow without bound towards small sizes).
   double time_us(double bytes) const;
+  /// Whether `bytes` lies outside the fitted sizes (false without them).
+  bool extrapolates(double bytes) const;
 };
 
 /// Fits the curve to `rows` (one op at one rank count; at least 4 rows of distinct sizes >= 1

@@ -1,6 +1,9 @@
 #include "autotune/performance_model.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "autotune/detail/format.hpp"
 
 namespace scaletune::autotune {
 namespace {
@@ -130,7 +133,13 @@ std::string PerformanceModel::collective_basis(const trace::Collective& c) const
     return files.empty() ? std::string() : " (from " + files + ")";
   };
   if (curve != nullptr)
-    return op + " curve at " + std::to_string(c.participants) + " ranks" + from(c.participants);
+    return op + " curve at " + std::to_string(c.participants) + " ranks" +
+           (curve->extrapolates(std::max<double>(static_cast<double>(c.bytes), 1.0))
+                ? ", extrapolated outside its fitted sizes of " +
+                      detail::significant(std::exp2(curve->log2_sizes.front()), 3) + ".." +
+                      detail::significant(std::exp2(curve->log2_sizes.back()), 3) + " bytes"
+                : "") +
+           from(c.participants);
   const RankCountModel& m = m_rank_models.at(op);
   std::string text =
       op + " across " + std::to_string(m.min_ranks) + ".." + std::to_string(m.max_ranks) + " ranks";

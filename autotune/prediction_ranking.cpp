@@ -15,6 +15,9 @@ namespace {
 using detail::fixed;
 using detail::grouped;
 
+/// A geomean model error above which the section warns (the accuracy target).
+constexpr double kTrustedError = 0.10;
+
 std::string milliseconds(double s) {
   return fixed(1e3 * s, 3);
 }
@@ -68,8 +71,16 @@ std::string error_summary(const PredictionRanking& r) {
   if (r.errors.empty())
     return "no configuration was both measured and predicted: the model's error is unknown "
            "here\n";
+  const double error = geomean_abs_error(r.errors);
   return "geomean |error| over " + std::to_string(r.errors.size()) +
-         " measured configurations: " + fixed(100.0 * geomean_abs_error(r.errors), 1) + "%\n";
+         " measured configurations: " + fixed(100.0 * error, 1) + "%\n" +
+         (error > kTrustedError
+              ? "the model misses the measured steps by more than " +
+                    fixed(100.0 * kTrustedError, 0) +
+                    "%: predicted throughputs and efficiencies (against measured baselines) are "
+                    "no better than that; profile the job's shapes (scaletune profile --jobs) "
+                    "and fit again\n"
+              : "");
 }
 
 std::string lines_text(const std::vector<std::string>& lines, const std::string& indent) {

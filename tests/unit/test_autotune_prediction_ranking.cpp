@@ -113,6 +113,18 @@ TEST(AutotunePredictionRanking, TheSectionMarksEverySourceAndSaysWhatPredictions
   EXPECT_NE(s.markdown.find("| 3 | predicted | r8 |"), std::string::npos) << s.markdown;
 }
 
+TEST(AutotunePredictionRanking, AModelMissingTheMeasuredStepsByMoreThanTenPercentIsFlagged) {
+  const auto warning = [](double predicted_r2_s) {
+    std::vector<rs::PredictionRow> rows = kRows;
+    rows[0] = predicted("r2", 2, predicted_r2_s);
+    return at::prediction_section(
+               at::rank_with_predictions(sweep(), "pred.h5", rows, Objective::throughput))
+        .console.find("the model misses the measured steps by more than 10%");
+  };
+  EXPECT_EQ(warning(0.063), std::string::npos);  // 5%
+  EXPECT_NE(warning(0.030), std::string::npos);  // 50%
+}
+
 TEST(AutotunePredictionRanking, ARowWithoutItsDescribedConfigurationNamesTheFile) {
   std::vector<rs::PredictionRow> rows = kRows;
   rows[1].described = {};

@@ -50,6 +50,28 @@ TEST(CollectiveCurve, RecoversTheCurveItWasSampledFrom) {
   EXPECT_LT(mean_absolute_percentage_error(fit, rows), 1e-6);
 }
 
+// The all-reduce rows of nccl-tests on 8 H100s (nccl_h100_1node_8gpu_multi_collective.log,
+// 32 MiB..16 GiB, out of place): bandwidth-bound sizes only. Below them the curve is held at
+// no more than the smallest size's time instead of growing without bound.
+TEST(CollectiveCurve, BelowItsFittedSizesAMessageTakesNoLongerThanTheSmallest) {
+  const std::vector<std::pair<std::int64_t, double>> measured = {
+      {33554432, 182.98},    {67108864, 313.47},    {134217728, 565.47},   {268435456, 1081.17},
+      {536870912, 2117.36},  {1073741824, 4003.9},  {2147483648, 7894.02}, {4294967296, 15657.8},
+      {8589934592, 31224.7}, {17179869184, 62355.3}};
+  std::vector<CollectiveRow> rows;
+  for (const auto& [bytes, us] : measured)
+    rows.push_back(collective_row("all_reduce", 8, bytes, us));
+  const CollectiveCurve fit = fit_collective_curve(rows);
+  EXPECT_NEAR(fit.time_us(33554432), 182.98, 0.05 * 182.98);
+  for (const double bytes : {1.0, 4096.0, 1048576.0, 16777216.0}) {
+    EXPECT_TRUE(fit.extrapolates(bytes)) << bytes;
+    EXPECT_GT(fit.time_us(bytes), 0.0) << bytes;
+    EXPECT_LE(fit.time_us(bytes), fit.time_us(33554432.0) * (1 + 1e-12)) << bytes;
+  }
+  EXPECT_FALSE(fit.extrapolates(1e9));
+  EXPECT_TRUE(fit.extrapolates(4e10));
+}
+
 TEST(CollectiveCurve, RefusesRowsItCannotFit) {
   std::vector<CollectiveRow> rows = {collective_row("all_reduce", 2, 8, 5),
                                      collective_row("all_reduce", 2, 16, 5),
