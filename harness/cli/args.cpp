@@ -61,4 +61,13 @@ void expect_h5_path(const std::string& option, const std::string& path) {
     throw UsageError(option + " takes a result file name ending in .h5, got '" + path + "'");
 }
 
+std::vector<std::string> comma_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (std::size_t begin = 0, end = 0; end != std::string::npos && !list.empty(); begin = end + 1) {
+    end = list.find(',', begin);
+    out.push_back(list.substr(begin, end - begin));
+  }
+  return out;
+}
+
 }  // namespace scaletune::cli

@@ -42,6 +42,9 @@ inline constexpr int kMaxRankCount = 1 << 20;
 /// from 1 to 1048576, got '<text>'" for anything else (a sign, a fraction, trailing text).
 int parse_rank_count(const std::string& option, const std::string& text);
 
+/// The items of a comma-separated option value ("a.h5,b.h5" -> {"a.h5", "b.h5"}); none for "".
+std::vector<std::string> comma_list(const std::string& list);
+
 /// Throws UsageError naming `option` unless `path` names a result file: it ends in ".h5" and
 /// has a name before it ("x.h5", "dir/x.h5"; not ".h5" or "dir/.h5").
 void expect_h5_path(const std::string& option, const std::string& path);

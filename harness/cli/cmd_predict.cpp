@@ -38,12 +38,9 @@ constexpr const char* kUsage =
 /// wins).
 std::map<std::string, double> measured_steps(const std::string& list) {
   std::map<std::string, double> out;
-  for (std::size_t begin = 0, end = 0; end != std::string::npos && !list.empty(); begin = end + 1) {
-    end = list.find(',', begin);
-    for (const results::ConfigResult& c :
-         results::read_results(list.substr(begin, end - begin)).configs)
+  for (const std::string& path : comma_list(list))
+    for (const results::ConfigResult& c : results::read_results(path).configs)
       if (c.status == results::Status::ok && c.step_time_median > 0) out[c.id] = c.step_time_median;
-  }
   return out;
 }
 

@@ -95,16 +95,6 @@ std::vector<trace::ComputeOp> job_ops(const std::vector<std::string>& paths,
   return out;
 }
 
-/// Comma-separated paths.
-std::vector<std::string> split_list(const std::string& list) {
-  std::vector<std::string> out;
-  for (std::size_t begin = 0, end = 0; end != std::string::npos && !list.empty(); begin = end + 1) {
-    end = list.find(',', begin);
-    out.push_back(list.substr(begin, end - begin));
-  }
-  return out;
-}
-
 /// Every rank's samples as /ops rows on rank 0 (records from rank 0: every rank ran the same
 /// ops); ops that failed on a rank are left out for that rank.
 std::vector<results::OpTiming> gather_rows(const std::vector<kernels::profile::OpSample>& mine,
@@ -170,7 +160,7 @@ int profile(const Args& args, int argc, char** argv, int rank, int world) {
   core::set_error_context(rank, mpi::processor_name(), backend.device->name());
   std::vector<trace::ComputeOp> ops = kernels::profile::default_op_grid(backend.device_kind);
   const std::vector<trace::ComputeOp> from_jobs =
-      job_ops(split_list(args.option("--jobs")), backend.device_kind);
+      job_ops(comma_list(args.option("--jobs")), backend.device_kind);
   ops.insert(ops.end(), from_jobs.begin(), from_jobs.end());
   core::RankContext ctx;
   ctx.device = backend.device.get();
