@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace scaletune::autotune {
 namespace {
@@ -18,11 +19,11 @@ bool is_input_field(const std::string& name) {
   return name != "zipf_milli";
 }
 
-double field_value(const trace::ComputeOp& op, const std::string& name) {
+double field_value(const trace::ComputeOp& op, std::string_view name) {
   for (const trace::ShapeField& f : op.shape)
     if (f.name == name) return static_cast<double>(f.value);
-  throw std::invalid_argument("op model of " + op.op + ": the op has no shape field " + name +
-                              " (" + trace::shape_text(op.shape) + ")");
+  throw std::invalid_argument("op model of " + op.op + ": the op has no shape field " +
+                              std::string(name) + " (" + trace::shape_text(op.shape) + ")");
 }
 
 std::vector<std::string> field_names(const trace::ComputeOp& op) {
@@ -39,7 +40,7 @@ std::vector<double> inputs_of(OpModelForm form, const std::vector<std::string>& 
   std::vector<double> x = {1.0};
   for (const std::string& n : names) {
     if (n.starts_with("log:") && n != "log:flops" && n != "log:bytes")
-      x.push_back(std::log1p(std::max(0.0, field_value(op, n.substr(4)))));
+      x.push_back(std::log1p(std::max(0.0, field_value(op, std::string_view(n).substr(4)))));
   }
   x.push_back(std::log1p(op.flops));
   x.push_back(std::log1p(op.bytes));
@@ -192,16 +193,27 @@ double OpModel::time_s(const trace::ComputeOp& call) const {
   return evaluate(form, weights, inputs_of(form, inputs, call));
 }
 
+double OpModel::range_value(const trace::ComputeOp& call, std::size_t i) const {
+  const std::string& name = range_names[i];
+  return name == "flops" ? call.flops : name == "bytes" ? call.bytes : field_value(call, name);
+}
+
+bool OpModel::extrapolates(const trace::ComputeOp& call) const {
+  for (std::size_t i = 0; i < range_names.size(); ++i) {
+    const double v = range_value(call, i);
+    if (!(v >= range_low[i] && v <= range_high[i])) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> OpModel::extrapolation(const trace::ComputeOp& call) const {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < range_names.size(); ++i) {
-    const std::string& name = range_names[i];
-    const double v = name == "flops"   ? call.flops
-                     : name == "bytes" ? call.bytes
-                                       : field_value(call, name);
+    const double v = range_value(call, i);
     if (v >= range_low[i] && v <= range_high[i]) continue;
     std::ostringstream text;
-    text << name << "=" << v << " (profiled " << range_low[i] << ".." << range_high[i] << ")";
+    text << range_names[i] << "=" << v << " (profiled " << range_low[i] << ".." << range_high[i]
+         << ")";
     out.push_back(text.str());
   }
   return out;

@@ -56,6 +56,13 @@ struct OpModel {
   double time_s(const trace::ComputeOp& call) const;
   /// "name=value (profiled low..high)" for every range the call falls outside; empty inside.
   std::vector<std::string> extrapolation(const trace::ComputeOp& call) const;
+  /// Whether the call falls outside some range (extrapolation() is not empty), without
+  /// formatting a message.
+  bool extrapolates(const trace::ComputeOp& call) const;
+
+ private:
+  /// Value of range `i` (a shape field, flops or bytes) for `call`.
+  double range_value(const trace::ComputeOp& call, std::size_t i) const;
 };
 
 /// Fits both forms to `points` (one op kind and dtype, at least 4 points, times > 0) and keeps

@@ -100,6 +100,10 @@ std::vector<std::string> PerformanceModel::extrapolation(const trace::ComputeOp&
   return op_model(op).extrapolation(op);
 }
 
+bool PerformanceModel::extrapolates(const trace::ComputeOp& op) const {
+  return op_model(op).extrapolates(op);
+}
+
 std::pair<std::string, const CollectiveCurve*> PerformanceModel::curve_for(const std::string& op,
                                                                            int ranks) const {
   for (const std::string& name : {op, uniform_op(op)}) {

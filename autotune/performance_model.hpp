@@ -51,6 +51,8 @@ class PerformanceModel {
   double op_time_s(const trace::ComputeOp& op) const;
   /// What the op's model extrapolates in (op_model.hpp); MissingModel as op_time_s.
   std::vector<std::string> extrapolation(const trace::ComputeOp& op) const;
+  /// Whether extrapolation(op) is not empty, without formatting it; MissingModel as op_time_s.
+  bool extrapolates(const trace::ComputeOp& op) const;
   /// The collective's time once all participants have joined, s: 0 on one rank; the curve of
   /// its op (v-ops: of the uniform op where the file has no curve of their own; barrier: an
   /// 8-byte all_reduce) at its rank count, else the op's model across rank counts. Throws

@@ -73,11 +73,9 @@ Basis basis_of(const std::vector<trace::RankTrace>& ranks,
   Basis basis;
   for (const trace::RankTrace& t : ranks)
     for (const trace::Event& e : t.events) {
-      if (e.kind == trace::EventKind::compute) {
-        const std::vector<std::string> x = model.extrapolation(e.compute);
-        if (x.empty()) continue;
+      if (e.kind == trace::EventKind::compute && model.extrapolates(e.compute)) {
         auto& [first, calls] = ops[e.compute.op];
-        if (calls++ == 0) first = x.front();
+        if (calls++ == 0) first = model.extrapolation(e.compute).front();
       }
       if (e.kind == trace::EventKind::collective && e.collective.participants > 1)
         basis.collectives.insert(model.collective_basis(e.collective));
