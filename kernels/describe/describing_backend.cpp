@@ -16,10 +16,6 @@ constexpr std::uintptr_t kFirstAddress = core::kDescribedAddressBase + (std::uin
 /// Allocations are aligned to this and kept this far apart.
 constexpr std::uintptr_t kAlignment = 256;
 
-double size_of(ops::DType t) {
-  return static_cast<double>(core::dtype_bytes(t));
-}
-
 bool is_integer(ops::DType t) {
   return t == ops::DType::int32 || t == ops::DType::int64;
 }
@@ -81,9 +77,7 @@ void DescribingBackend::fill(const ops::Tensor& x, float) {
 }
 
 void DescribingBackend::copy(const ops::Tensor& src, const ops::Tensor& dst) {
-  trace::ComputeOp op = elementwise_kind_op("copy", src.numel(), dst.dtype());
-  op.bytes = static_cast<double>(src.bytes() + dst.bytes());  // the types may differ
-  record(std::move(op));
+  record(copy_op(src.numel(), src.dtype(), dst.dtype()));
 }
 
 void DescribingBackend::add(const ops::Tensor& x, const ops::Tensor&) {
@@ -96,11 +90,7 @@ void DescribingBackend::scale(const ops::Tensor& x, float) {
 
 void DescribingBackend::copy_columns(const ops::Tensor& src, std::int64_t, const ops::Tensor& dst,
                                      std::int64_t, std::int64_t cols, bool accumulate) {
-  const std::int64_t rows = src.dim(0);
-  trace::ComputeOp op = elementwise_op("copy_columns", rows * cols, dst.dtype(), accumulate ? 1 : 0,
-                                       (accumulate ? 3.0 : 2.0) * size_of(dst.dtype()));
-  op.shape = {{"rows", rows}, {"cols", cols}, {"accumulate", accumulate ? 1 : 0}};
-  record(std::move(op));
+  record(copy_columns_op(src.dim(0), cols, dst.dtype(), accumulate));
 }
 
 void DescribingBackend::relu_forward(const ops::Tensor& x, const ops::Tensor&) {

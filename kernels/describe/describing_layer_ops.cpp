@@ -143,11 +143,9 @@ class EmbeddingBag final : public ops::EmbeddingBagOp {
         .count = indices.numel(), .distinct = std::min(indices.numel(), m_rows), .reuse = {}};
     const std::span<const std::int64_t> ids = m_backend.uploaded_int64(indices);
     if (ids.empty() && indices.numel() > 0) return m_lookups;
-    std::vector<std::int64_t> sorted(ids.begin(), ids.end());
-    std::sort(sorted.begin(), sorted.end());
-    m_lookups.distinct = std::unique(sorted.begin(), sorted.end()) - sorted.begin();
-    const ReuseHistogram h = reuse_histogram(ids);
-    m_lookups.reuse.assign(h.begin(), h.end());
+    const ReuseProfile profile = reuse_profile(ids);
+    m_lookups.distinct = profile.distinct;
+    m_lookups.reuse.assign(profile.shares.begin(), profile.shares.end());
     return m_lookups;
   }
 

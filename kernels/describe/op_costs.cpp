@@ -226,6 +226,20 @@ trace::ComputeOp embedding_backward_op(std::int64_t batch, std::int64_t rows, st
   return out;
 }
 
+trace::ComputeOp copy_columns_op(std::int64_t rows, std::int64_t cols, DType dtype,
+                                 bool accumulate) {
+  trace::ComputeOp op = elementwise_op("copy_columns", rows * cols, dtype, accumulate ? 1 : 0,
+                                       (accumulate ? 3.0 : 2.0) * size_of(dtype));
+  op.shape = {{"rows", rows}, {"cols", cols}, {"accumulate", accumulate ? 1 : 0}};
+  return op;
+}
+
+trace::ComputeOp copy_op(std::int64_t numel, DType src, DType dst) {
+  trace::ComputeOp op = elementwise_kind_op("copy", numel, dst);
+  op.bytes = d(numel) * (size_of(src) + size_of(dst));
+  return op;
+}
+
 trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t dim,
                                   DType table_type) {
   const double n = d(count) * d(dim);

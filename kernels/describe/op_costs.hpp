@@ -97,6 +97,15 @@ trace::ComputeOp embedding_backward_op(std::int64_t batch, std::int64_t rows, st
                                        std::int64_t lookups, std::int64_t distinct,
                                        std::span<const double> reuse_histogram);
 
+/// Copying (accumulate: adding) a block of [rows, cols] elements of `dtype` between column
+/// windows of two matrices. Fields: rows, cols, accumulate.
+trace::ComputeOp copy_columns_op(std::int64_t rows, std::int64_t cols, DType dtype,
+                                 bool accumulate);
+
+/// A copy of `numel` elements from a `src`-typed into a `dst`-typed buffer (each read or
+/// written once). Field: numel.
+trace::ComputeOp copy_op(std::int64_t numel, DType src, DType dst);
+
 /// A row-sparse update of `count` rows of width dim ("sparse_sgd" or "sparse_rowwise_adagrad").
 /// Fields: count, dim.
 trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t dim,

@@ -64,10 +64,9 @@ SliceStats slice_stats(const BagSlice& slice) {
   const std::span<const std::int64_t> indices(slice.indices.data(), slice.indices.extent(0));
   SliceStats stats;
   stats.lookups = static_cast<std::int64_t>(indices.size());
-  stats.reuse = reuse_histogram(indices);
-  std::vector<std::int64_t> sorted(indices.begin(), indices.end());
-  std::ranges::sort(sorted);
-  stats.unique_rows = std::unique(sorted.begin(), sorted.end()) - sorted.begin();
+  const ReuseProfile profile = reuse_profile(indices);
+  stats.reuse = profile.shares;
+  stats.unique_rows = profile.distinct;
   return stats;
 }
 

@@ -18,6 +18,23 @@ using ReuseHistogram = std::array<double, reuse_bin_count>;
 /// 16 for count > 2^15. Throws std::invalid_argument for count < 1.
 std::size_t reuse_bin(std::int64_t count);
 
+/// The distinct indices of a batch and the reuse histogram of their access counts.
+struct ReuseProfile {
+  std::int64_t distinct = 0;  ///< unique indices
+  ReuseHistogram shares{};    ///< reuse_histogram's shares
+};
+
+/// Both at once from one sort of a copy of `indices` [nnz]; O(nnz log nnz).
+ReuseProfile reuse_profile(std::span<const std::int64_t> indices);
+
+/// The same of indices already sorted ascending (any contiguous range of a sorted batch, such
+/// as one row block's); O(nnz).
+ReuseProfile reuse_profile_sorted(std::span<const std::int64_t> sorted);
+
+/// The same from access counts per row (`counts[i]` reads of row i; rows read 0 times are not
+/// distinct indices); O(rows).
+ReuseProfile reuse_profile_counts(std::span<const std::uint32_t> counts);
+
 /// Counts the accesses of each unique index in `indices` [nnz] (any int64 values, any order)
 /// and returns the share of unique indices whose count falls in each bin of reuse_bin.
 /// An empty input has no unique index: every share is 0. O(nnz log nnz) (sorts a copy).

@@ -1,13 +1,16 @@
 // The reuse histogram against a naive reference (a map of counts and the bins' definition) on
-// small hand-made inputs, including counts on every bin edge.
+// small hand-made inputs, including counts on every bin edge; the profile (distinct rows and
+// histogram) in its sorted, sorted-range and counted forms against the same reference.
 
 #include "kernels/host/reuse_histogram.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace sk = scaletune::kernels;
@@ -93,4 +96,36 @@ TEST(ReuseBin, EdgesAndErrors) {
   EXPECT_EQ(sk::reuse_bin(32'768), 15u);
   EXPECT_EQ(sk::reuse_bin(32'769), 16u);
   EXPECT_THROW(sk::reuse_bin(0), std::invalid_argument);
+}
+
+TEST(ReuseProfile, SortedAndCountedFormsMatchNaiveOnEveryRowBlock) {
+  // Indices in [0, 400): the profile of the whole, and of each block of rows, from a sort of
+  // the indices, from the sorted sequence's sub-range and from counts per row all agree with
+  // the naive reference, and distinct is the number of rows read.
+  std::vector<std::int64_t> indices;
+  for (std::int64_t i = 0; i < 250; ++i) append(indices, (i * 7919) % 400, 1 + (i * i) % 40);
+  std::vector<std::int64_t> sorted = indices;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::uint32_t> counts(400, 0);
+  for (const auto i : indices) ++counts[static_cast<std::size_t>(i)];
+  for (const auto& [begin, end] : {std::pair{0, 400}, std::pair{0, 133}, std::pair{133, 266},
+                                   std::pair{266, 400}, std::pair{10, 10}}) {
+    std::vector<std::int64_t> block;
+    for (const auto i : indices)
+      if (i >= begin && i < end) block.push_back(i);
+    const auto reference = naive_histogram(block);
+    const auto first = std::lower_bound(sorted.begin(), sorted.end(), begin);
+    const auto last = std::lower_bound(sorted.begin(), sorted.end(), end);
+    const sk::ReuseProfile profiles[] = {
+        sk::reuse_profile(block),
+        sk::reuse_profile_sorted({&*first, static_cast<std::size_t>(last - first)}),
+        sk::reuse_profile_counts({counts.data() + begin, static_cast<std::size_t>(end - begin)})};
+    std::map<std::int64_t, int> distinct;
+    for (const auto i : block) ++distinct[i];
+    for (const sk::ReuseProfile& p : profiles) {
+      EXPECT_EQ(p.distinct, static_cast<std::int64_t>(distinct.size())) << begin << ".." << end;
+      for (std::size_t b = 0; b < sk::reuse_bin_count; ++b)
+        EXPECT_NEAR(p.shares[b], reference[b], 1e-15) << "bin " << b;
+    }
+  }
 }
