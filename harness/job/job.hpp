@@ -75,6 +75,28 @@ struct ExplicitPlan {
   std::vector<TablePlacement> tables;  ///< one per table of the workload, in table order
 };
 
+/// One candidate plan that `sharding = "auto"` predicted for a configuration.
+struct ShardingCandidate {
+  std::string name;          ///< a built-in scheme's text, or "search" (the per-table search)
+  ExplicitPlan plan;         ///< its placement of every table
+  double embedding_s = 0.0;  ///< estimate of the plan-dependent part of the step, s
+  /// The whole step composed along each rank's critical path, s; 0 when not composed
+  double step_s = 0.0;
+};
+
+/// What `sharding = "auto"` chose for one configuration: the predicted-fastest candidate, every
+/// candidate's prediction and why.
+struct ShardingChoice {
+  ExplicitPlan plan;   ///< the chosen placement (name "auto"), every table placed
+  std::string chosen;  ///< the chosen candidate's name
+  /// Every candidate predicted, fastest first
+  std::vector<ShardingCandidate> candidates;
+  /// One line: which model predicted, how the times were composed, the margin to the next
+  std::string reason;
+  /// Why no plan could be chosen (the model cannot time the configuration); "" when one was
+  std::string error;
+};
+
 /// [workload] keys of kind "dlrm": a DLRM-style recommendation model (Naumov et al., "Deep
 /// Learning Recommendation Model for Personalization and Recommendation Systems", 2019): dense
 /// features through a bottom MLP, sum-pooled embedding bags, pairwise dot-product interaction,
@@ -203,6 +225,13 @@ struct SlurmSpec {
   std::string nccl_debug;          ///< exported as NCCL_DEBUG only when set ("INFO", "WARN", ...)
 };
 
+/// [predict] table: the performance model the job's predictions use.
+struct PredictSpec {
+  /// A model file of `scaletune fit` (".h5"), relative paths resolved against the job file's
+  /// folder; "" when not given. Needed by `sharding = "auto"` unless `--model` names one.
+  std::string model;
+};
+
 /// A whole validated job file.
 struct JobSpec {
   std::string path;       ///< the file it came from
@@ -214,6 +243,7 @@ struct JobSpec {
   CommSpec comm;
   DevicesSpec devices;
   SlurmSpec slurm;
+  PredictSpec predict;
 };
 
 /// Config::batch_split of a kind that sweeps ranks only: there is no batch to split.

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 
 #include <toml++/toml.h>
 
@@ -23,12 +26,14 @@ namespace scaletune::job {
 namespace {
 
 using detail::TableReader;
+namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 7> kTables = {"job",  "workload", "sweep", "run",
-                                                     "comm", "devices",  "slurm"};
+constexpr std::array<std::string_view, 8> kTables = {"job",  "workload", "sweep", "run",
+                                                     "comm", "devices",  "slurm", "predict"};
 constexpr std::array<std::string_view, 5> kRunKeys = {"warmup", "iterations", "timeout_s", "seed",
                                                       "timeline"};
 constexpr std::array<std::string_view, 3> kCommKeys = {"backend", "bucket_mib", "overlap"};
+constexpr std::array<std::string_view, 1> kPredictKeys = {"model"};
 constexpr std::int64_t kMaxIterations = 1'000'000;  // warmup and iterations each
 constexpr double kMaxTimeout_s = 1e7;               // about 116 days
 constexpr double kMinBucketMib = 1.0 / 1024;        // 1 KiB
@@ -83,6 +88,26 @@ CommSpec read_comm(const TableReader& comm, DeviceKindRequest devices) {
   return spec;
 }
 
+/// Reads [predict]: model, a path ending in ".h5" to a regular file (relative: to the job
+/// file's folder).
+PredictSpec read_predict(const TableReader& predict) {
+  predict.reject_unknown_keys(kPredictKeys);
+  PredictSpec spec;
+  const std::optional<std::string> written = predict.string("model");
+  if (!written) return spec;
+  const fs::path path(*written);
+  spec.model = path.is_absolute() || path.empty()
+                   ? *written
+                   : (fs::path(predict.file()).parent_path() / path).string();
+  std::error_code error;
+  if (!written->ends_with(".h5") || !fs::is_regular_file(spec.model, error))
+    predict.fail(*predict.find("model"), "model",
+                 "model '" + spec.model +
+                     "' is not a readable .h5 file (relative paths are relative to the job "
+                     "file's folder); expected a model file written by `scaletune fit`");
+  return spec;
+}
+
 }  // namespace
 
 std::string read_job_file_text(const std::string& path) {
@@ -109,6 +134,7 @@ JobSpec parse_job_text(const std::string& text, const std::string& path) {
   spec.comm = read_comm(top.table("comm"), device_kind);
   spec.devices = detail::read_devices(devices, *std::ranges::max_element(spec.sweep.ranks));
   spec.slurm = detail::read_slurm(top.table("slurm"));
+  spec.predict = read_predict(top.table("predict"));
   return spec;
 }
 

@@ -24,7 +24,7 @@ constexpr std::array<std::string_view, 2> kBagSizeWords = {"poisson", "fixed"};
 constexpr std::array<std::string_view, 2> kOptimizerWords = {"sgd", "rowwise_adagrad"};
 constexpr std::array<std::string_view, 4> kSplitWords = {"table_wise", "row_wise", "column_wise",
                                                          "data_parallel"};
-constexpr std::array<std::string_view, 10> kSchemeWords = {"data_parallel",
+constexpr std::array<std::string_view, 11> kSchemeWords = {"data_parallel",
                                                            "table_wise",
                                                            "table_wise:size_greedy",
                                                            "table_wise:lookup_greedy",
@@ -33,7 +33,8 @@ constexpr std::array<std::string_view, 10> kSchemeWords = {"data_parallel",
                                                            "table_wise:random",
                                                            "row_wise",
                                                            "column_wise",
-                                                           "explicit"};
+                                                           "explicit",
+                                                           "auto"};
 constexpr std::array<std::string_view, 4> kStageWords = {"replicated", "zero1", "zero2", "zero3"};
 constexpr std::array<std::string_view, 3> kBackendWords = {"mpi", "nccl", "auto"};
 constexpr std::array<std::string_view, 3> kTimelineWords = {"none", "one", "all"};

@@ -5,6 +5,7 @@
 // configuration ids, result attributes and messages are made of.
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -137,7 +138,9 @@ inline constexpr std::array<ShardSplit, 4> kShardSplits = {
 /// divided by its largest value over the tables, summed (the seed paper names this sharder
 /// without defining it; this is our reading); random puts each table on a uniformly drawn rank
 /// (std::mt19937_64 seeded with 1); row_wise and column_wise split every table over all ranks;
-/// data_parallel replicates every table.
+/// data_parallel replicates every table; automatic ("auto") is the plan a performance model
+/// predicts fastest among candidates (chosen per configuration before it is built; see
+/// ShardingChoice in job.hpp).
 enum class ShardingScheme {
   data_parallel,
   table_wise,
@@ -149,6 +152,7 @@ enum class ShardingScheme {
   row_wise,
   column_wise,
   explicit_plan,  ///< a plan of [workload.plans], named by DlrmSharding::plan
+  automatic,      ///< "auto": chosen by prediction (DlrmSharding::choice)
 };
 
 /// The built-in schemes (every ShardingScheme but explicit_plan), in the order README.md lists
@@ -166,14 +170,20 @@ inline constexpr std::array<ShardingScheme, 9> kShardingSchemes = {
 
 /// "data_parallel", "table_wise", "table_wise:size_greedy", "table_wise:lookup_greedy",
 /// "table_wise:size_lookup_greedy", "table_wise:norm_lookup_greedy", "table_wise:random",
-/// "row_wise", "column_wise"; "explicit" for explicit_plan (whose text is the plan's name).
+/// "row_wise", "column_wise"; "explicit" for explicit_plan (whose text is the plan's name);
+/// "auto" for automatic.
 std::string_view sharding_scheme_text(ShardingScheme scheme);
+
+struct ShardingChoice;
 
 /// One [sweep] sharding value of kind dlrm.
 struct DlrmSharding {
   ShardingScheme scheme = ShardingScheme::table_wise;
   /// The [workload.plans] name when scheme is explicit_plan; "" for a built-in scheme.
   std::string plan;
+  /// scheme automatic: the plan chosen for the configuration, once chosen (null before, and
+  /// for every other scheme). Shared, so copies of a configuration carry the same choice.
+  std::shared_ptr<const ShardingChoice> choice = nullptr;
   friend bool operator==(const DlrmSharding&, const DlrmSharding&) = default;
 };
 

@@ -1,5 +1,6 @@
 #include "kernels/dlrm/dlrm.hpp"
 
+#include <cstdio>
 #include <numeric>
 #include <stdexcept>
 #include <variant>
@@ -58,6 +59,28 @@ void check_estimate(const DlrmMemory& estimate, const RankLayout& layout,
   throw core::MemoryBudgetExceeded("sharding " + layout.plan.name + " needs " +
                                    estimate.describe() + ", more than the rank's " +
                                    core::format_bytes(budget_bytes));
+}
+
+/// What `sharding = "auto"` chose (none for another scheme): sharding_chosen (the candidate's
+/// name), sharding_candidates (per candidate, fastest first, joined by "; ": "NAME step=S
+/// embedding=E", S the composed step and E the estimate of its plan-dependent part, in ms; no
+/// step= for a candidate that was not composed) and sharding_choice (why).
+std::vector<std::pair<std::string, std::string>> choice_attributes(
+    const job::DlrmSharding& sharding) {
+  if (!sharding.choice || !sharding.choice->error.empty()) return {};
+  std::string candidates;
+  char cell[96];
+  for (const job::ShardingCandidate& c : sharding.choice->candidates) {
+    if (c.step_s > 0)
+      std::snprintf(cell, sizeof cell, " step=%.4g embedding=%.4g", 1e3 * c.step_s,
+                    1e3 * c.embedding_s);
+    else
+      std::snprintf(cell, sizeof cell, " embedding=%.4g", 1e3 * c.embedding_s);
+    candidates += (candidates.empty() ? "" : "; ") + c.name + cell;
+  }
+  return {{"sharding_chosen", sharding.choice->chosen},
+          {"sharding_candidates", candidates},
+          {"sharding_choice", sharding.choice->reason}};
 }
 
 }  // namespace
@@ -330,10 +353,11 @@ void register_dlrm(core::WorkloadRegistry& registry) {
         return std::make_unique<Dlrm>(spec.dlrm, config, ctx);
       },
       [](const job::WorkloadSpec& spec, const job::Config& config) {
-        const ShardingPlan plan = make_sharding_plan(std::get<job::DlrmSharding>(config.sharding),
-                                                     spec.dlrm, config.ranks);
-        return std::vector<std::pair<std::string, std::string>>{
-            {"plan", describe_plan(plan, spec.dlrm)}};
+        const auto& sharding = std::get<job::DlrmSharding>(config.sharding);
+        std::vector<std::pair<std::string, std::string>> attrs = choice_attributes(sharding);
+        const ShardingPlan plan = make_sharding_plan(sharding, spec.dlrm, config.ranks);
+        attrs.emplace_back("plan", describe_plan(plan, spec.dlrm));
+        return attrs;
       });
 }
 

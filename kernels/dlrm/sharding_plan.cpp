@@ -172,9 +172,10 @@ std::vector<TableSharding> built_in(job::ShardingScheme scheme,
     case job::ShardingScheme::table_wise_random:
       return random_tables(tables, ranks);
     case job::ShardingScheme::explicit_plan:
+    case job::ShardingScheme::automatic:
       break;
   }
-  throw std::invalid_argument("sharding: an explicit plan is not a built-in scheme");
+  throw std::invalid_argument("sharding: an explicit or automatic plan is not a built-in scheme");
 }
 
 std::string plan_error(const job::ExplicitPlan& plan, const std::string& table,
@@ -298,6 +299,17 @@ ShardingPlan make_sharding_plan(const job::DlrmSharding& sharding, const job::Dl
   if (ranks < 1) {
     throw std::invalid_argument("sharding '" + plan.name + "': ranks = " + std::to_string(ranks) +
                                 " (expected at least 1)");
+  }
+  if (sharding.scheme == job::ShardingScheme::automatic) {
+    if (!sharding.choice)
+      throw std::invalid_argument(
+          "sharding 'auto': no plan was chosen for this configuration (sharding = \"auto\" needs "
+          "a performance model: [predict] model = \"MODEL.h5\" in the job file, or --model "
+          "MODEL.h5)");
+    if (!sharding.choice->error.empty())
+      throw std::invalid_argument("sharding 'auto': " + sharding.choice->error);
+    plan.tables = explicit_plan(sharding.choice->plan, options.tables, ranks);
+    return plan;
   }
   if (sharding.scheme != job::ShardingScheme::explicit_plan) {
     plan.tables = built_in(sharding.scheme, options.tables, ranks);

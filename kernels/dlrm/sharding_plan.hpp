@@ -43,17 +43,18 @@ struct ShardingPlan {
   std::vector<TableSharding> tables;  ///< [tables], in the workload's table order
 };
 
-/// Makes the plan `sharding` (a built-in scheme, or the explicit plan of options.plans it
-/// names) for options.tables on `ranks` ranks. Built-in schemes: data_parallel replicates every
-/// table; row_wise / column_wise split every table over all ranks 0..ranks-1; table_wise puts
-/// table i on rank i mod ranks; the table_wise greedy schemes (size_greedy, lookup_greedy,
-/// size_lookup_greedy, norm_lookup_greedy) take the tables in decreasing cost (ties: lower table
-/// index first) and put each on the rank with the least total cost so far (ties: lower rank),
-/// the costs of job::ShardingScheme (in double precision); table_wise:random draws each table's
-/// rank uniformly from std::mt19937_64 seeded with 1. Explicit
+/// Makes the plan `sharding` (a built-in scheme, the explicit plan of options.plans it names, or
+/// for automatic the plan of its choice) for options.tables on `ranks` ranks. Built-in schemes:
+/// data_parallel replicates every table; row_wise / column_wise split every table over all ranks
+/// 0..ranks-1; table_wise puts table i on rank i mod ranks; the table_wise greedy schemes
+/// (size_greedy, lookup_greedy, size_lookup_greedy, norm_lookup_greedy) take the tables in
+/// decreasing cost (ties: lower table index first) and put each on the rank with the least total
+/// cost so far (ties: lower rank), the costs of job::ShardingScheme (in double precision);
+/// table_wise:random draws each table's rank uniformly from std::mt19937_64 seeded with 1. Explicit
 /// plans place each table as its TablePlacement says (data_parallel: on all `ranks`). Row
 /// blocks are exact in 64-bit integers for rows up to 2^40 and up to 2^20 ranks.
-/// Throws std::invalid_argument for ranks < 1, an explicit plan options.plans does not have, or
+/// Throws std::invalid_argument for ranks < 1, automatic without a choice, an explicit plan
+/// options.plans does not have, or
 /// one that names a rank outside [0, ranks), a table the options do not have, misses one of
 /// their tables or has a rank count that does not suit its split (the message names the plan,
 /// the table and the rank).

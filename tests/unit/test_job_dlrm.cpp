@@ -225,6 +225,38 @@ TEST(DlrmJob, AcceptsTheEdgesOfEveryRange) {
   }
 }
 
+// ---- [predict] model ------------------------------------------------------------------------
+
+TEST(PredictTable, ModelIsAnH5FileRelativeToTheJobFilesFolder) {
+  const ScratchDir dir;
+  write_file(dir.file("sub/model.h5"), "not read at parse time");
+  write_file(dir.file("sub/job.toml"), kJob + "[predict]\nmodel = \"model.h5\"\n");
+  EXPECT_EQ(parse_job_file(dir.file("sub/job.toml")).predict.model, dir.file("sub/model.h5"));
+  write_file(dir.file("sub/abs.toml"),
+             kJob + "[predict]\nmodel = \"" + dir.file("sub/model.h5") + "\"\n");
+  EXPECT_EQ(parse_job_file(dir.file("sub/abs.toml")).predict.model, dir.file("sub/model.h5"));
+  EXPECT_EQ(parse_job_text(kJob, kFile).predict.model, "");  // absent: none
+}
+
+TEST(PredictTable, AMissingOrMisnamedModelAndUnknownKeysAreErrors) {
+  const ScratchDir dir;
+  write_file(dir.file("model.txt"), "x");
+  for (const std::string& model : {std::string("absent.h5"), std::string("model.txt")}) {
+    write_file(dir.file("job.toml"), kJob + "[predict]\nmodel = \"" + model + "\"\n");
+    try {
+      parse_job_file(dir.file("job.toml"));
+      ADD_FAILURE() << model << " was accepted";
+    } catch (const JobError& e) {
+      EXPECT_EQ(e.key(), "model") << e.what();
+      EXPECT_EQ(e.line(), static_cast<int>(lines_of(kJob).size()) + 2) << e.what();
+      EXPECT_TRUE(contains(e.message(), "is not a readable .h5 file")) << e.what();
+      EXPECT_TRUE(contains(e.message(), "relative to the job file's folder")) << e.what();
+    }
+  }
+  expect_error(kJob + "[predict]\nmodle = \"m.h5\"\n", "modle", "modle", "unknown key");
+  expect_error(kJob + "[predict]\nmodel = 3\n", "model = 3", "model", "string");
+}
+
 // ---- tables_from CSV -----------------------------------------------------------------------
 
 TEST(DlrmTablesCsv, ReadsRowsRelativeToTheJobFilesFolder) {
@@ -497,9 +529,9 @@ TEST(DlrmSweepErrors, ShardingValuesAreKnownAndDistinct) {
   expect_error(replaced(sharding, "sharding = [\"row_wse\"]"), "sharding", "sharding",
                "unknown sharding 'row_wse'; expected one of data_parallel, table_wise, "
                "table_wise:size_greedy, table_wise:lookup_greedy, table_wise:size_lookup_greedy, "
-               "table_wise:norm_lookup_greedy, table_wise:random, row_wise, column_wise, alldp, "
-               "split2 (built-in schemes and the plans of [workload.plans]); did you mean "
-               "'row_wise'?");
+               "table_wise:norm_lookup_greedy, table_wise:random, row_wise, column_wise, auto, "
+               "alldp, split2 (built-in schemes, auto, and the plans of [workload.plans]); did "
+               "you mean 'row_wise'?");
   expect_error(replaced(sharding, "sharding = [\"split3\"]"), "sharding", "sharding",
                "did you mean 'split2'?");
   expect_error(replaced(sharding, "sharding = [\"alldp\", \"alldp\"]"), "sharding", "sharding",
@@ -508,6 +540,23 @@ TEST(DlrmSweepErrors, ShardingValuesAreKnownAndDistinct) {
                "a sweep list must not be empty");
   expect_error(replaced(sharding, "sharding = \"row_wise\""), "sharding", "sharding",
                "string where a list of strings is expected");
+}
+
+TEST(DlrmSweep, AutoIsChosenLaterAndNoPlanMayBeCalledSo) {
+  const std::string sharding =
+      "sharding = [\"table_wise\", \"split2\", \"table_wise:size_greedy\", \"alldp\"]";
+  const JobSpec job = parse_job_text(replaced(sharding, "sharding = [\"auto\"]"), kFile);
+  const std::vector<Config> configs = expand_sweep(job);
+  ASSERT_EQ(configs.size(), 2u);  // ranks 1 and 2
+  for (const Config& c : configs) {
+    const auto& value = std::get<sj::DlrmSharding>(c.sharding);
+    EXPECT_EQ(value.scheme, sj::ShardingScheme::automatic);
+    EXPECT_EQ(value.choice, nullptr);  // chosen by prediction before the configuration runs
+    EXPECT_EQ(config_sharding_text(c), "auto");
+    EXPECT_TRUE(c.id.ends_with("-auto")) << c.id;
+  }
+  expect_error(replaced("[workload.plans.alldp]", "[workload.plans.auto]"), "[workload.plans.auto]",
+               "auto", "is (or reads in configuration ids as) a built-in sharding scheme or auto");
 }
 
 TEST(DlrmSweepErrors, APlanMustApplyToSomeRanksValue) {

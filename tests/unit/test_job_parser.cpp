@@ -534,9 +534,9 @@ TEST(JobTables, UnknownTableGetsTheNearestName) {
 TEST(JobTables, FarUnknownTableListsTheTables) {
   const JobError e = error_of(kValidJob + "[optimizer]\nlr = 0.1\n");
   EXPECT_EQ(e.key(), "optimizer");
-  EXPECT_EQ(
-      e.message(),
-      "unknown table [optimizer]; tables allowed: job, workload, sweep, run, comm, devices, slurm");
+  EXPECT_EQ(e.message(),
+            "unknown table [optimizer]; tables allowed: job, workload, sweep, run, comm, devices, "
+            "slurm, predict");
 }
 
 TEST(JobTables, KeyOutsideAnyTable) {

@@ -80,14 +80,16 @@ std::string check_plan_name(const TableReader& plans, const toml::node& node,
     std::ranges::replace(text, ':', '-');
     return text;
   };
-  if (std::ranges::any_of(kShardingSchemes, [&](ShardingScheme scheme) {
+  if (name == sharding_scheme_text(ShardingScheme::automatic) ||
+      std::ranges::any_of(kShardingSchemes, [&](ShardingScheme scheme) {
         const std::string_view text = sharding_scheme_text(scheme);
         return text == name || as_in_ids(text) == name;
       }))
-    plans.fail(node, name,
-               "plan name '" + std::string(name) +
-                   "' is (or reads in configuration ids as) a built-in sharding scheme; give the "
-                   "plan another name");
+    plans.fail(
+        node, name,
+        "plan name '" + std::string(name) +
+            "' is (or reads in configuration ids as) a built-in sharding scheme or auto; give "
+            "the plan another name");
   if (!valid_name(name))
     plans.fail(node, name,
                "plan name '" + std::string(name) +

@@ -245,16 +245,19 @@ DlrmSharding read_sharding_value(const TableReader& sweep, const toml::node& ele
                                  const DlrmOptions& options) {
   std::string sharding = sweep.as_string(element, "sharding");
   for (const ShardingScheme scheme : kShardingSchemes)
-    if (sharding_scheme_text(scheme) == sharding) return DlrmSharding{scheme, ""};
+    if (sharding_scheme_text(scheme) == sharding) return DlrmSharding{scheme, "", nullptr};
+  if (sharding == sharding_scheme_text(ShardingScheme::automatic))
+    return DlrmSharding{ShardingScheme::automatic, "", nullptr};
   if (std::ranges::find(options.plans, sharding, &ExplicitPlan::name) != options.plans.end())
-    return DlrmSharding{ShardingScheme::explicit_plan, sharding};
+    return DlrmSharding{ShardingScheme::explicit_plan, sharding, nullptr};
   std::vector<std::string_view> known;
   for (const ShardingScheme scheme : kShardingSchemes)
     known.push_back(sharding_scheme_text(scheme));
+  known.push_back(sharding_scheme_text(ShardingScheme::automatic));
   for (const ExplicitPlan& plan : options.plans) known.push_back(plan.name);
   sweep.fail(element, "sharding",
              "unknown sharding '" + sharding + "'; expected one of " + join(known, ", ") +
-                 " (built-in schemes and the plans of [workload.plans])" +
+                 " (built-in schemes, auto, and the plans of [workload.plans])" +
                  did_you_mean(sharding, known));
 }
 
