@@ -1,36 +1,107 @@
-// scaletune plan JOB.toml [--world N] | [--slurm DIR [--nodes N] [--gpus-per-node G] ...]
+// scaletune plan JOB.toml [--world N] [--model MODEL.h5 [--device host|cuda]]
+//                | [--slurm DIR [--nodes N] [--gpus-per-node G] ...]
+#include <Kokkos_Core.hpp>
+#include <cstdio>
 #include <iostream>
+#include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 
+#include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
+#include "harness/cli/auto_sharding.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/described_job.hpp"
 #include "harness/cli/slurm_plan.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_format.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "harness/results/model_file.hpp"
+#include "harness/results/result_error.hpp"
+#include "kernels/dlrm/sharding_plan.hpp"
 
 namespace scaletune::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "scaletune plan JOB.toml [--world N] | scaletune plan JOB.toml --slurm DIR [--nodes N] "
+    "scaletune plan JOB.toml [--world N] [--model MODEL.h5 [--device host|cuda]] | scaletune plan "
+    "JOB.toml --slurm DIR [--nodes N] "
     "[--gpus-per-node G] [--tasks-per-node T] [--cpus-per-task C] [--partition P] [--account A] "
     "[--time T] [--launcher srun|mpirun]";
 
-/// The batch-script options need --slurm, and --world does not go with it.
+/// Plan texts longer than this are cut in the listing.
+constexpr std::size_t kPlanTextShown = 160;
+
+/// The batch-script options need --slurm, and --world and --model do not go with it.
 void expect_slurm_with_its_options(const Args& args) {
   const bool slurm = args.options.contains("--slurm");
   if (slurm && args.options.contains("--world"))
     throw UsageError(
         "--world and --slurm do not go together: the scripts' allocation sets the "
         "world size");
+  if (slurm && args.options.contains("--model"))
+    throw UsageError("--model and --slurm do not go together: --model predicts sharding plans");
+  if (args.options.contains("--device") && !args.options.contains("--model"))
+    throw UsageError("--device picks the devices plans are predicted for: give --model too");
   if (slurm) return;
   for (const std::string& option : kSlurmOptions)
     if (args.options.contains(option))
       throw UsageError(option + " shapes batch scripts: give --slurm DIR too");
+}
+
+std::string plan_text(const job::JobSpec& job, const job::Config& config,
+                      const job::ExplicitPlan& plan) {
+  job::Config c = config;
+  auto choice = std::make_shared<job::ShardingChoice>();
+  choice->plan = plan;
+  c.sharding = job::DlrmSharding{job::ShardingScheme::automatic, "", std::move(choice)};
+  std::string text =
+      kernels::describe_plan(kernels::make_sharding_plan(std::get<job::DlrmSharding>(c.sharding),
+                                                         job.workload.dlrm, c.ranks),
+                             job.workload.dlrm);
+  if (text.size() > kPlanTextShown) text = text.substr(0, kPlanTextShown) + " ...";
+  return text;
+}
+
+void print_choice(const job::JobSpec& job, const job::Config& config,
+                  const job::ShardingChoice& choice) {
+  std::printf("# %d ranks, global batch %d, %s, %s: ", config.ranks, config.global_batch,
+              config.batch_split.c_str(),
+              std::string(job::data_type_text(config.precision)).c_str());
+  if (!choice.error.empty()) {
+    std::printf("not predicted: %s\n", choice.error.c_str());
+    return;
+  }
+  std::printf("%s\n%4s  %-30s %12s %16s  %s\n", choice.reason.c_str(), "top", "candidate",
+              "step (ms)", "embedding (ms)", "plan");
+  for (std::size_t i = 0; i < choice.candidates.size() && i < kComposedCandidates; ++i) {
+    const job::ShardingCandidate& c = choice.candidates[i];
+    char step[32] = "-";
+    if (c.step_s > 0) std::snprintf(step, sizeof step, "%.3f", 1e3 * c.step_s);
+    std::printf("%4zu  %-30s %12s %16.3f  %s\n", i + 1, c.name.c_str(), step, 1e3 * c.embedding_s,
+                plan_text(job, config, c.plan).c_str());
+  }
+}
+
+/// plan --model: the predicted top five sharding plans of each distinct (ranks, batch split,
+/// precision) of a dlrm job.
+int print_predicted_plans(const Args& args) {
+  const DescribedJob d = load_described_job(args);
+  if (d.job.workload.kind != "dlrm")
+    throw UsageError(
+        "--model predicts embedding sharding plans: only for workload kind dlrm, not " +
+        d.job.workload.kind);
+  const autotune::PerformanceModel model(results::read_model_file(args.option("--model")));
+  const ShardingModel m{model, args.option("--model"), d.target, d.workload()};
+  const Kokkos::ScopeGuard kokkos;  // the composed candidates draw their inputs in host views
+  std::set<std::tuple<int, std::vector<int>, job::DataType>> seen;
+  for (const job::Config& config : d.configs)
+    if (seen.insert({config.ranks, config.per_rank_batch, config.precision}).second)
+      print_choice(d.job, config, choose_sharding(d.job, config, m));
+  return kOk;
 }
 
 }  // namespace
@@ -38,10 +109,11 @@ void expect_slurm_with_its_options(const Args& args) {
 int plan_command(int argc, char** argv) {
   try {
     std::set<std::string> options = kSlurmOptions;
-    options.insert("--world");
+    options.insert({"--world", "--model", "--device"});
     const Args args = parse_args(argc, argv, 2, "plan", options, {});
     expect_positionals(args, 1, 1, kUsage);
     expect_slurm_with_its_options(args);
+    if (args.options.contains("--model")) return print_predicted_plans(args);
     const int world =
         args.options.contains("--world") ? parse_rank_count("--world", args.option("--world")) : 0;
     const job::JobSpec spec = job::parse_job_file(args.positional.front());
@@ -53,6 +125,10 @@ int plan_command(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "scaletune plan: " << e.what() << "\n";
   } catch (const job::JobError& e) {
+    std::cerr << "scaletune plan: " << e.what() << "\n";
+  } catch (const results::ResultError& e) {
+    std::cerr << "scaletune plan: " << e.what() << "\n";
+  } catch (const autotune::MissingModel& e) {
     std::cerr << "scaletune plan: " << e.what() << "\n";
   }
   return kBadInput;

@@ -1,4 +1,4 @@
-// scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
+// scaletune predict JOB.toml [--model MODEL.h5] [--world N] [--out PRED.h5]
 //                   [--compare RESULTS.h5...] [--device host|cuda]
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -14,12 +14,14 @@
 #include "autotune/critical_path.hpp"
 #include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
+#include "harness/cli/auto_sharding.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
 #include "harness/job/job_error.hpp"
+#include "harness/job/job_parser.hpp"
 #include "harness/mpi/config_runner.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/model_file.hpp"
@@ -31,7 +33,7 @@ namespace scaletune::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5] "
+    "scaletune predict JOB.toml [--model MODEL.h5] [--world N] [--out PRED.h5] "
     "[--compare RESULTS.h5,...] [--device host|cuda] [--phases] [--ops]";
 
 /// Median measured step time of every ok configuration in the files, by id (the last file
@@ -197,14 +199,19 @@ void print_row(const Predicted& p, bool phases, bool ops) {
 }
 
 int predict(const Args& args, int argc, char** argv) {
-  if (!args.options.contains("--model"))
-    throw UsageError("--model MODEL.h5 is required; usage: " + std::string(kUsage));
-  const results::ModelSet models = results::read_model_file(args.option("--model"));
+  const std::string model_path = args.options.contains("--model")
+                                     ? args.option("--model")
+                                     : job::parse_job_file(args.positional.front()).predict.model;
+  if (model_path.empty())
+    throw UsageError("--model MODEL.h5 is required (or [predict] model in the job file); usage: " +
+                     std::string(kUsage));
+  const results::ModelSet models = results::read_model_file(model_path);
   const autotune::PerformanceModel model(models);
   Args described_args = args;
   if (!args.options.contains("--device") && !model.device_kind().empty())
     described_args.options["--device"] = model.device_kind();
-  const DescribedJob d = load_described_job(described_args);
+  DescribedJob d = load_described_job(described_args);
+  choose_auto_shardings(d.job, d.configs, model_path, d.target, d.workload());
   const job::DeviceKindRequest asked = d.job.devices.kind;
   const std::string job_kind = asked == job::DeviceKindRequest::cuda   ? "cuda"
                                : asked == job::DeviceKindRequest::host ? "host"

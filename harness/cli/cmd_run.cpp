@@ -1,4 +1,4 @@
-// scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]
+// scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...] [--model MODEL.h5]
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "harness/cli/args.hpp"
+#include "harness/cli/auto_sharding.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/mpi_session.hpp"
 #include "harness/cli/provenance.hpp"
@@ -25,6 +26,7 @@
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/sweep_runner.hpp"
+#include "harness/results/result_error.hpp"
 #include "kernels/host/blas_info.hpp"
 #include "kernels/workloads.hpp"
 
@@ -32,7 +34,8 @@ namespace scaletune::cli {
 
 namespace {
 
-constexpr const char* kUsage = "scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]";
+constexpr const char* kUsage =
+    "scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...] [--model MODEL.h5]";
 
 // Rank 0 reads the job file; every rank gets its text. When rank 0 cannot read it, rank 0
 // rethrows its JobError and the other ranks throw one of their own (only rank 0 prints).
@@ -105,7 +108,7 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   const std::string path = args.positional.front();
   const job::JobSpec spec = job::parse_job_text(read_job_text(path, rank), path);
   check_memory_list(spec);
-  const auto configs = only_ranks(job::expand_sweep(spec), args);
+  auto configs = only_ranks(job::expand_sweep(spec), args);
   mpi::SweepOptions options;
   options.out_path = args.option("--out", spec.job.output);
   expect_h5_path("--out", options.out_path);
@@ -117,6 +120,12 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
   use_backend(options, backend);
   core::WorkloadRegistry workloads;
   kernels::register_workloads(workloads);
+  if (has_auto_sharding(configs)) {  // dlrm only
+    const std::string warning =
+        choose_auto_shardings(spec, configs, sharding_model_path(args, spec), backend.device_kind,
+                              workloads.entry(spec.workload.kind));
+    if (rank == 0 && !warning.empty()) std::cerr << "scaletune run: " << warning << "\n";
+  }
   mpi::ConfigKinds kinds(workloads);
   mpi::add_collective_benchmark(kinds);
   options.kinds = &kinds;
@@ -140,7 +149,8 @@ int run_command(int argc, char** argv) {
   // answers the command line's options.
   const Kokkos::ScopeGuard kokkos;
   try {
-    const Args args = parse_args(argc, argv, 2, "run", {"--out", "--ranks"}, {"--resume"});
+    const Args args =
+        parse_args(argc, argv, 2, "run", {"--out", "--ranks", "--model"}, {"--resume"});
     expect_positionals(args, 1, 1, kUsage);
     return run_job(args, argc, argv, rank);
   } catch (const UsageError& e) {
@@ -150,6 +160,12 @@ int run_command(int argc, char** argv) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kBadInput;
   } catch (const core::BackendUnavailable& e) {
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const results::ResultError& e) {  // the sharding model file
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kBadInput;
+  } catch (const autotune::MissingModel& e) {
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kBadInput;
   } catch (const mpi::SweepStopped& e) {

@@ -1,32 +1,40 @@
-// scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]
+// scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda] [--model MODEL.h5]
 #include <Kokkos_Core.hpp>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "harness/cli/args.hpp"
+#include "harness/cli/auto_sharding.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/job/job_error.hpp"
+#include "harness/results/result_error.hpp"
 #include "harness/trace/trace_format.hpp"
 #include "kernels/describe/step_description.hpp"
 
 namespace scaletune::cli {
 namespace {
 
-constexpr const char* kUsage = "scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]";
+constexpr const char* kUsage =
+    "scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda] [--model MODEL.h5]";
 
 }  // namespace
 
 int trace_command(int argc, char** argv) {
   try {
-    const Args args = parse_args(argc, argv, 2, "trace", {"--world", "--device"}, {"--ops"});
+    const Args args =
+        parse_args(argc, argv, 2, "trace", {"--world", "--device", "--model"}, {"--ops"});
     expect_positionals(args, 1, 1, kUsage);
-    const DescribedJob described = load_described_job(args);
+    DescribedJob described = load_described_job(args);
     const auto detail =
         args.flags.contains("--ops") ? trace::TraceDetail::ops : trace::TraceDetail::collectives;
     const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
+    const std::string warning = choose_auto_shardings(described.job, described.configs,
+                                                      sharding_model_path(args, described.job),
+                                                      described.target, described.workload());
+    if (!warning.empty()) std::cerr << "scaletune trace: " << warning << "\n";
     int failed = 0;
     for (const job::Config& config : described.configs) {
       try {
@@ -42,6 +50,10 @@ int trace_command(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "scaletune trace: " << e.what() << "\n";
   } catch (const job::JobError& e) {
+    std::cerr << "scaletune trace: " << e.what() << "\n";
+  } catch (const results::ResultError& e) {
+    std::cerr << "scaletune trace: " << e.what() << "\n";
+  } catch (const autotune::MissingModel& e) {
     std::cerr << "scaletune trace: " << e.what() << "\n";
   }
   return kBadInput;

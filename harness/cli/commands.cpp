@@ -16,11 +16,16 @@ constexpr const char* kHelp =
     R"(scaletune: benchmark distributed deep-learning training and tune it.
 
 usage:
-  scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...]
+  scaletune run JOB.toml [--out FILE.h5] [--resume] [--ranks K,...] [--model MODEL.h5]
                                                       run a sweep (under mpirun/srun; one launch
                                                       covers every rank count <= world size;
-                                                      --ranks: only these rank counts)
+                                                      --ranks: only these rank counts; --model:
+                                                      the model of sharding = "auto", else the
+                                                      job's [predict] model)
   scaletune plan JOB.toml [--world N]                 print the expanded configurations, run nothing
+  scaletune plan JOB.toml --model MODEL.h5 [--world N] [--device host|cuda]
+                                                      dlrm: the five sharding plans predicted
+                                                      fastest for each configuration, and why
   scaletune plan JOB.toml --slurm DIR [--nodes N] [--gpus-per-node G] [--tasks-per-node T]
                  [--cpus-per-task C] [--partition P] [--account A] [--time T]
                  [--launcher srun|mpirun]             write Slurm batch scripts for the sweep
@@ -53,14 +58,15 @@ usage:
                                                       per submission) into /configs of FILE.h5, one
                                                       configuration per row; rows repeating an
                                                       earlier round are dropped
-  scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda]
+  scaletune trace JOB.toml [--world N] [--ops] [--device host|cuda] [--model MODEL.h5]
                                                       each rank's ops and collectives of one step
                                                       of every configuration, described without
                                                       running it (no model allocated, any rank
                                                       count); --world: at N ranks instead of the
                                                       sweep's; --ops: every compute op, not only
                                                       the totals between collectives; --device:
-                                                      as on that kind (default: the job's)
+                                                      as on that kind (default: the job's);
+                                                      --model: for sharding = "auto"
   scaletune profile [--out PROFILE.h5] [--jobs JOB.toml,...]
                                                       under mpirun/srun: time every op kind the
                                                       workloads use over a grid of shapes (and the
@@ -74,12 +80,13 @@ usage:
                                                       collective models (three-region curves per
                                                       rank count, alpha-beta across rank counts);
                                                       prints each with its held-out error
-  scaletune predict JOB.toml --model MODEL.h5 [--world N] [--out PRED.h5]
+  scaletune predict JOB.toml [--model MODEL.h5] [--world N] [--out PRED.h5]
                     [--compare RESULTS.h5,...] [--device host|cuda] [--phases] [--ops]
                                                       predict each configuration's step time
                                                       from its described step along each rank's
                                                       critical path; --compare: against measured
-                                                      results, with the geomean error
+                                                      results, with the geomean error; without
+                                                      --model, the job's [predict] model
   scaletune export-timeline FILE.h5 [--config ID] --out trace.json
                                                       the timelines of a result file (run.timeline:
                                                       the median timed iteration, or all) or of a

@@ -2,7 +2,8 @@
 # --jobs for both ranks, /collectives the benchmark on 2 ranks; the file passes the layout
 # check, and an existing file is never overwritten. Then fit and predict on it: models with
 # their errors, predictions against a measured run, and the bad inputs of both; then autotune
-# ranks measured and predicted configurations together.
+# ranks measured and predicted configurations together; then a DLRM with sharding = "auto"
+# runs the plan predicted fastest and records its candidates, and plan --model lists the top five.
 source "$(dirname "$0")/lib.sh"
 
 run_status $MPIEXEC -n 2 "$SCALETUNE" profile --out p.h5 --jobs "$SOURCE_DIR/jobs/resnet50-cpu.toml"
@@ -40,7 +41,8 @@ expect_match "$out" "all_reduce on 2 ranks +[0-9]+  curve" "the all-reduce curve
 run_status "$SCALETUNE" fit p.h5 --out m.h5
 [ "$status" -eq 2 ] || fail "fit over an existing file exited $status"
 run_status "$SCALETUNE" fit m.h5 --out m2.h5
-[ "$status" -eq 2 ] && expect_match "$out" "no /ops and no /collectives" "a model file is no profile"
+[ "$status" -eq 2 ] || fail "fit of a model file exited $status: $out"
+expect_match "$out" "no /ops and no /collectives" "a model file is no profile"
 
 tiny_job tiny "[1, 2]" "[8]" 3
 run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml --out measured.h5
@@ -82,9 +84,11 @@ run_status "$SCALETUNE" predict bf16.toml --model m.h5 --device cuda
 [ "$status" -eq 2 ] || fail "predict of bf16 ops with fp32 models exited $status: $out"
 expect_match "$out" "the model has no [a-z_0-9]+ bf16 model; profile that op with .scaletune profile --jobs" "a missing op kind"
 run_status "$SCALETUNE" predict tiny.toml --model p.h5
-[ "$status" -eq 2 ] && expect_match "$out" "not a model file" "a profile is no model"
+[ "$status" -eq 2 ] || fail "predict with a profile as the model exited $status: $out"
+expect_match "$out" "not a model file" "a profile is no model"
 run_status "$SCALETUNE" predict tiny.toml
-[ "$status" -eq 2 ] && expect_match "$out" "--model MODEL.h5 is required" "--model"
+[ "$status" -eq 2 ] || fail "predict without a model exited $status: $out"
+expect_match "$out" "--model MODEL.h5 is required \(or \[predict\] model in the job file\)" "--model"
 
 # autotune --predictions: a job measured on 1 and 2 ranks, predicted to 32 with the all-reduce
 # of imported nccl-tests logs on 8 and 16 GPUs.
@@ -121,4 +125,77 @@ PY
 run_status "$SCALETUNE" autotune measured32.h5 --predictions measured32.h5
 [ "$status" -eq 2 ] || fail "autotune with a result file as --predictions exited $status: $out"
 expect_match "$out" "measured32.h5: has no /predictions" "a result file is no prediction file"
+# sharding = "auto": the plan the model predicts fastest runs, with its candidates recorded.
+cat >auto.toml <<'EOF'
+[job]
+name = "auto-dlrm"
+[workload]
+kind = "dlrm"
+bottom_mlp = [16, 8]
+top_mlp = [16, 1]
+index_distribution = "zipf:1.05"
+[[workload.tables]]
+rows = 20000
+dim = 8
+pooling = 8
+[[workload.tables]]
+rows = 300
+dim = 8
+pooling = 2
+[[workload.tables]]
+rows = 5000
+dim = 8
+pooling = 1
+[sweep]
+ranks = [2]
+global_batch = [64]
+sharding = ["auto", "table_wise"]
+[run]
+warmup = 1
+iterations = 2
+[comm]
+backend = "mpi"
+[predict]
+model = "m.h5"
+EOF
+run_status "$SCALETUNE" plan auto.toml --model m.h5
+[ "$status" -eq 0 ] || fail "plan --model exited $status: $out"
+expect_match "$out" "# 2 ranks, global batch 64, even, fp32: predicted fastest of 10 candidate plans with m.h5: the 5 best estimates composed" "the choice's reason"
+expect_match "$out" "   5  [a-z_:]+ +[0-9.]+ +[0-9.]+  t0:" "five plans with their predicted steps"
+run_status $MPIEXEC -n 2 "$SCALETUNE" run auto.toml --out auto.h5
+[ "$status" -eq 0 ] || fail "run of sharding auto exited $status: $out"
+check_layout auto.h5
+"$PYTHON" - <<'PY' || fail "the auto configuration's choice"
+import h5py
+c = h5py.File("auto.h5", "r")["configs"]["dlrm-r2-b64-even-fp32-auto"].attrs
+assert c["status"] == "ok" and c["sharding"] == "auto", dict(c)
+candidates = c["sharding_candidates"].split("; ")
+assert len(candidates) == 10, candidates
+assert candidates[0].startswith(c["sharding_chosen"] + " step="), (candidates[0], c["sharding_chosen"])
+assert c["plan"].startswith("t0:"), c["plan"]
+assert "predicted fastest of 10 candidate plans with" in c["sharding_choice"], c["sharding_choice"]
+PY
+run_status "$SCALETUNE" predict auto.toml
+[ "$status" -eq 0 ] || fail "predict with [predict] model exited $status: $out"
+expect_match "$out" "dlrm-r2-b64-even-fp32-auto +2 +[0-9.]+" "the auto configuration predicted"
+run_status "$SCALETUNE" trace auto.toml
+[ "$status" -eq 0 ] || fail "trace of sharding auto exited $status: $out"
+expect_match "$out" "# dlrm-r2-b64-even-fp32-auto: 2 ranks" "the auto configuration described"
+grep -v '^\[predict\]$' auto.toml | grep -v '^model = ' >nomodel.toml
+run_status $MPIEXEC -n 2 "$SCALETUNE" run nomodel.toml --out nomodel.h5
+[ "$status" -eq 2 ] || fail "run of sharding auto without a model exited $status: $out"
+expect_match "$out" "sharding = \"auto\" needs a performance model: add \[predict\] model" "no model"
+[ ! -e nomodel.h5 ] || fail "a run refused for its model wrote nomodel.h5"
+sed 's/^model = .*/model = "absent.h5"/' auto.toml >absent.toml
+run_status "$SCALETUNE" plan absent.toml
+[ "$status" -eq 2 ] || fail "a missing [predict] model exited $status: $out"
+expect_match "$out" "absent.toml:[0-9]+:[0-9]+: .*'model'.*is not a readable .h5 file" "the missing model file"
+run_status "$SCALETUNE" fit cluster.h5 --out only-collectives.h5
+[ "$status" -eq 0 ] || fail "fit of the imported logs alone exited $status: $out"
+run_status $MPIEXEC -n 2 "$SCALETUNE" run nomodel.toml --model only-collectives.h5 --out none.h5
+[ "$status" -eq 2 ] || fail "run with a model lacking op kinds exited $status: $out"
+expect_match "$out" "the model has no [a-z_]+ fp32 model; profile that op" "the op kind the model lacks"
+run_status "$SCALETUNE" plan "$SOURCE_DIR/jobs/resnet50-cpu.toml" --model m.h5
+[ "$status" -eq 2 ] || fail "plan --model of a resnet50 job exited $status: $out"
+expect_match "$out" "only for workload kind dlrm" "plan --model needs a dlrm job"
 echo "profile, fit and predict ok"
