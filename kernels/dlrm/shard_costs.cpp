@@ -3,10 +3,14 @@
 #include "kernels/dlrm/shard_costs.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
+#include <exception>
 #include <map>
+#include <mutex>
 #include <span>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -269,16 +273,36 @@ std::vector<TableCosts> table_costs(const job::DlrmOptions& options,
                                     std::uint64_t seed, double bucket_bytes,
                                     const StepCostModel& model) {
   if (per_rank_batch.empty()) throw std::invalid_argument("table_costs: an empty batch split");
-  const Setting s{options, per_rank_batch, table_dtype(precision), bucket_bytes, model, {}, {}};
   const auto ranks = static_cast<int>(per_rank_batch.size());
   const ShardingPlan rows =
       make_sharding_plan({job::ShardingScheme::row_wise, "", nullptr}, options, ranks);
   const ShardingPlan columns =
       make_sharding_plan({job::ShardingScheme::column_wise, "", nullptr}, options, ranks);
-  std::vector<TableCosts> costs;
-  for (std::size_t t = 0; t < options.tables.size(); ++t)
-    costs.push_back(
-        costs_of(s, t, table_lookups(options, t, s.global_batch(), seed), rows, columns));
+  const DType table_type = table_dtype(precision);
+  std::vector<TableCosts> costs(options.tables.size());
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_lock;
+  std::exception_ptr failure;
+  // Tables are independent: each worker takes the next one, with copy times of its own.
+  const auto work = [&] {
+    const Setting s{options, per_rank_batch, table_type, bucket_bytes, model, {}, {}};
+    for (std::size_t t = next++; t < costs.size(); t = next++) {
+      try {
+        costs[t] = costs_of(s, t, table_lookups(options, t, s.global_batch(), seed), rows, columns);
+      } catch (...) {
+        const std::lock_guard<std::mutex> hold(failure_lock);
+        if (!failure) failure = std::current_exception();
+        next = costs.size();
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (unsigned w = 1; w < std::clamp(std::thread::hardware_concurrency(), 1u, kMaxCostWorkers);
+       ++w)
+    workers.emplace_back(work);
+  work();
+  for (std::thread& w : workers) w.join();
+  if (failure) std::rethrow_exception(failure);
   return costs;
 }
 

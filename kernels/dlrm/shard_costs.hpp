@@ -51,11 +51,16 @@ struct TableCosts {
   double replica_all_reduce_s = 0.0;  ///< the replicas' bucketed gradient all-reduce, s
 };
 
+/// Most threads table_costs uses (it uses the machine's hardware threads up to this).
+inline constexpr unsigned kMaxCostWorkers = 8;
+
 /// The costs of every table of `options` for the batch split `per_rank_batch` ([ranks], each
 /// >= 1), tables stored as `precision`, the lookups of `seed` (the ones the run draws:
 /// table_lookups), gradient buckets of `bucket_bytes`. Each table's lookups are drawn and sorted
-/// once. Throws std::invalid_argument for an empty split or what the model's times throw (a
-/// missing op model).
+/// once; tables are costed on up to kMaxCostWorkers threads, so `model`'s functions must be
+/// safe to call concurrently (the result does not depend on the thread count). Throws
+/// std::invalid_argument for an empty split or what the model's times throw (a missing op
+/// model; the first one met when several are).
 std::vector<TableCosts> table_costs(const job::DlrmOptions& options,
                                     const std::vector<int>& per_rank_batch, job::DataType precision,
                                     std::uint64_t seed, double bucket_bytes,
