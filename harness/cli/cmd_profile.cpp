@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "harness/cli/args.hpp"
@@ -64,6 +65,20 @@ std::string collectives_job_text(int world, bool cuda) {
          "[devices]\nkind = \"auto\"\n";
 }
 
+/// `config`, or for sharding "auto" (chosen by a model, so not yet known) the configuration
+/// under every built-in scheme, whose shards the candidates are made of.
+std::vector<job::Config> profiled_variants(const job::Config& config) {
+  const auto* sharding = std::get_if<job::DlrmSharding>(&config.sharding);
+  if (sharding == nullptr || sharding->scheme != job::ShardingScheme::automatic) return {config};
+  std::vector<job::Config> variants;
+  for (const job::ShardingScheme scheme : job::kShardingSchemes) {
+    job::Config c = config;
+    c.sharding = job::DlrmSharding{scheme, "", nullptr};
+    variants.push_back(std::move(c));
+  }
+  return variants;
+}
+
 /// The ops of every fixed-split configuration of the jobs, described for `kind`, each once;
 /// embedding lookups draw indices with the job's law.
 std::vector<trace::ComputeOp> job_ops(const std::vector<std::string>& paths,
@@ -78,16 +93,17 @@ std::vector<trace::ComputeOp> job_ops(const std::vector<std::string>& paths,
     const job::IndexDistribution& law = job.workload.dlrm.index_distribution;
     const std::int64_t zipf_milli =
         law.law == job::IndexLaw::zipf ? std::llround(law.zipf_alpha * 1000.0) : 0;
-    for (const job::Config& config : job::expand_sweep(job)) {
-      if (config.per_rank_batch.empty()) continue;
-      for (const trace::RankTrace& rank :
-           kernels::describe::describe_ranks(job, config, kind, registry.entry(job.workload.kind)))
-        for (const trace::Event& e : rank.events) {
-          if (e.kind != trace::EventKind::compute) continue;
-          trace::ComputeOp op = e.compute;
-          if (op.op.starts_with("embedding_bag")) op.shape.push_back({"zipf_milli", zipf_milli});
-          ops.emplace(op.op + " " + op.dtype + " " + trace::shape_text(op.shape), op);
-        }
+    for (const job::Config& swept : job::expand_sweep(job)) {
+      if (swept.per_rank_batch.empty()) continue;
+      for (const job::Config& config : profiled_variants(swept))
+        for (const trace::RankTrace& rank : kernels::describe::describe_ranks(
+                 job, config, kind, registry.entry(job.workload.kind)))
+          for (const trace::Event& e : rank.events) {
+            if (e.kind != trace::EventKind::compute) continue;
+            trace::ComputeOp op = e.compute;
+            if (op.op.starts_with("embedding_bag")) op.shape.push_back({"zipf_milli", zipf_milli});
+            ops.emplace(op.op + " " + op.dtype + " " + trace::shape_text(op.shape), op);
+          }
     }
   }
   std::vector<trace::ComputeOp> out;
