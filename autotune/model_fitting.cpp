@@ -130,17 +130,41 @@ double rank_count_error(const std::vector<CollectiveRow>& rows, const std::set<i
   return error / static_cast<double>(n);
 }
 
+/// Rows on 2 or more ranks of one family of sources, and their rank counts.
+struct Family {
+  std::vector<CollectiveRow> rows;
+  std::set<int> counts;
+};
+
+/// scaletune's own measurements (source "scaletune:...", on the devices it ran on) and
+/// imported logs (other clusters' devices) are never fitted together: the family with more
+/// rank counts is kept (ties: the imported logs), and `left_out` says what was not used.
+Family one_family(const std::vector<CollectiveRow>& rows, std::string& left_out) {
+  Family own, imported;
+  for (const CollectiveRow& r : rows) {
+    if (r.ranks < 2) continue;
+    Family& f = r.source.starts_with("scaletune") ? own : imported;
+    f.rows.push_back(r);
+    f.counts.insert(r.ranks);
+  }
+  const bool keep_own = own.counts.size() > imported.counts.size();
+  const Family& dropped = keep_own ? imported : own;
+  if (!dropped.rows.empty())
+    left_out = std::string(keep_own ? "the imported logs'" : "scaletune's own") + " rows on " +
+               std::to_string(dropped.counts.size()) +
+               (dropped.counts.size() == 1 ? " rank count" : " rank counts") +
+               " left out (own measurements and imported logs are not mixed)";
+  return keep_own ? own : imported;
+}
+
 void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& rows,
                      FitResult& out) {
-  std::set<int> counts;
-  std::vector<CollectiveRow> multi;
-  for (const CollectiveRow& r : rows)
-    if (r.ranks >= 2) {
-      counts.insert(r.ranks);
-      multi.push_back(r);
-    }
+  std::string left_out;
+  const Family family = one_family(rows, left_out);
+  const std::set<int>& counts = family.counts;
+  const std::vector<CollectiveRow>& multi = family.rows;
   if (counts.size() < 2 || !results::has_bus_factor(op)) return;
-  FitLine line{op + " across ranks", static_cast<int>(multi.size()), "", 0.0, ""};
+  FitLine line{op + " across ranks", static_cast<int>(multi.size()), "", 0.0, left_out};
   try {
     const RankCountModel m = fit_rank_count_model(multi);
     results::CollectiveModelRecord r;
@@ -155,7 +179,8 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
     out.models.collectives.push_back(r);
     line.model = "rank_count";
     line.error = r.held_out_mape;
-    if (counts.size() < 3) line.note = "2 rank counts: no held-out error";
+    if (counts.size() < 3)
+      line.note = "2 rank counts: no held-out error" + (left_out.empty() ? "" : "; " + left_out);
   } catch (const std::invalid_argument& e) {
     line.note = e.what();
   }

@@ -33,7 +33,9 @@ std::string device_kind_of(const std::string& device);
 /// every collective op and rank count with at least 4 sizes (three-region curve: fitted on
 /// every other size, its error on the rest, then refitted on all) and, for ops with a bus
 /// factor measured on at least 2 rank counts >= 2, the model across rank counts (its error:
-/// each rank count left out in turn, when there are 3 or more). Rows that were wrong (wrong >
+/// each rank count left out in turn, when there are 3 or more), fitted either on scaletune's own
+/// rows or on imported logs, never both (the family with more rank counts; ties: the imported
+/// logs; the report's note names what was left out). Rows that were wrong (wrong >
 /// 0), in place, or of no bytes or time are left out. Throws std::invalid_argument when the
 /// inputs hold no /ops and no /collectives rows at all.
 FitResult fit_models(const std::vector<results::ResultSet>& inputs);

@@ -110,7 +110,7 @@ expect_match "$out" "geomean \|error\| over 2 measured configurations" "the geom
 expect_match "$out" "[0-9]+ +predicted +resnet50-r32-b32-even-fp32 +32 " "the predicted configuration, marked"
 expect_match "$out" "[0-9]+ +measured +resnet50-r1-b32-even-fp32 +1 " "a measured configuration, marked"
 expect_match "$out" "measure next \(the predicted-best configurations nobody ran\):" "measure next"
-expect_match "$out" "rests on: all_reduce across 2\.\.16 ranks, extrapolated to 32 ranks \(from .*nccl_h100_2node_16gpu_a3mega_allreduce\.log" "the logs the extrapolation rests on"
+expect_match "$out" "rests on: all_reduce across 8\.\.16 ranks, extrapolated to 32 ranks \(from .*nccl_h100_2node_16gpu_a3mega_allreduce\.log" "the logs the extrapolation rests on"
 expect_match "$(cat with.md)" "## With predictions" "the report's section"
 "$PYTHON" - <<'PY' || fail "/predictions/configs"
 import h5py

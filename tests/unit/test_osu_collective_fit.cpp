@@ -1,8 +1,10 @@
 // `scaletune fit` on imported OSU collective rows, as on nccl-tests rows: the real
 // osu_allreduce tables of tests/data/osu give all_reduce curves at their rank counts, under
-// the op name the performance model looks up for a traced all-reduce.
+// the op name the performance model looks up for a traced all-reduce; scaletune's own rows and
+// imported logs are not mixed in one model across rank counts.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -73,4 +75,40 @@ TEST(OsuCollectiveFit, AllreduceTablesGiveCurvesThePerformanceModelUses) {
   // Two rank counts: the model across rank counts covers the others, from 8 to 144.
   EXPECT_NE(report_line(fit, "all_reduce across ranks"), nullptr);
   EXPECT_GT(model.collective_time_s(all_reduce(1048576, 32)), 0.0);
+}
+
+TEST(OsuCollectiveFit, OwnRowsAndImportedLogsAreNotMixedAcrossRankCounts) {
+  // Imported logs on 8 and 144 ranks plus scaletune's own all-reduce rows on 2 ranks (a host
+  // profile, 1000x slower per byte): the model across rank counts is the one the imported logs
+  // alone give, and the report says the own rows were left out.
+  std::vector<results::ResultSet> inputs = {
+      imported("osu_allreduce_c220g5_8ranks_v7.0_full.log", 8),
+      imported("osu_allreduce_oci_x9_144ranks_int.log", 144)};
+  const at::PerformanceModel logs_only(at::fit_models(inputs).models);
+  results::ResultSet own;
+  own.path = "profile.h5";
+  for (std::int64_t bytes = 8; bytes <= (1 << 20); bytes *= 4) {
+    results::CollectiveResult r;
+    r.op = "all_reduce";
+    r.dtype = "fp32";
+    r.bytes = bytes;
+    r.ranks = 2;
+    r.time_us = 50.0 + 1e-3 * static_cast<double>(bytes);
+    r.source = "scaletune:collectives-r2-fp32";
+    own.collectives.push_back(r);
+  }
+  inputs.push_back(own);
+  const at::FitResult fit = at::fit_models(inputs);
+  const at::FitLine* line = report_line(fit, "all_reduce across ranks");
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->model, "rank_count");
+  EXPECT_NE(line->note.find("scaletune's own rows on 1 rank count left out"), std::string::npos)
+      << line->note;
+  const at::PerformanceModel mixed(fit.models);
+  for (const int ranks : {16, 32, 64})
+    EXPECT_DOUBLE_EQ(mixed.collective_time_s(all_reduce(1048576, ranks)),
+                     logs_only.collective_time_s(all_reduce(1048576, ranks)))
+        << ranks;
+  // the 2-rank curve of the own rows still times 2-rank all-reduces
+  EXPECT_NE(report_line(fit, "all_reduce on 2 ranks"), nullptr);
 }
