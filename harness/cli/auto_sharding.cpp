@@ -13,6 +13,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/core/memory_budget.hpp"
 #include "harness/results/model_file.hpp"
+#include "harness/results/result_error.hpp"
 #include "kernels/describe/step_description.hpp"
 #include "kernels/dlrm/shard_costs.hpp"
 #include "kernels/dlrm/sharding_search.hpp"
@@ -23,15 +24,6 @@ namespace {
 kernels::StepCostModel cost_model(const autotune::PerformanceModel& model) {
   return {[&model](const trace::ComputeOp& op) { return model.op_time_s(op); },
           [&model](const trace::Collective& c) { return model.collective_time_s(c); }};
-}
-
-/// `config` with sharding "auto" placed as `plan`.
-job::Config placed(const job::Config& config, const job::ExplicitPlan& plan) {
-  job::Config c = config;
-  auto choice = std::make_shared<job::ShardingChoice>();
-  choice->plan = plan;
-  c.sharding = job::DlrmSharding{job::ShardingScheme::automatic, "", std::move(choice)};
-  return c;
 }
 
 /// The step of `config` placed as `plan`, composed with the model, s; 0 when the plan does not
@@ -125,6 +117,23 @@ std::size_t rank_candidates(job::ShardingChoice& choice, const job::JobSpec& job
 
 }  // namespace
 
+results::ModelSet read_sharding_model(const job::JobSpec& job, const std::string& path) {
+  try {
+    return results::read_model_file(path);
+  } catch (const results::ResultError& e) {
+    throw results::ResultError(std::string(e.what()) + " (the performance model of sharding = " +
+                               "\"auto\" in " + job.path + ": --model, else its [predict] model)");
+  }
+}
+
+job::Config placed(const job::Config& config, const job::ExplicitPlan& plan) {
+  job::Config c = config;
+  auto choice = std::make_shared<job::ShardingChoice>();
+  choice->plan = plan;
+  c.sharding = job::DlrmSharding{job::ShardingScheme::automatic, "", std::move(choice)};
+  return c;
+}
+
 std::string sharding_model_path(const Args& args, const job::JobSpec& job) {
   return args.option("--model", job.predict.model);
 }
@@ -174,7 +183,7 @@ std::string choose_auto_shardings(const job::JobSpec& job, std::vector<job::Conf
                      ": sharding = \"auto\" needs a performance model: add [predict] model = "
                      "\"MODEL.h5\" to the job file or give --model MODEL.h5 (scaletune profile, "
                      "then scaletune fit, make one)");
-  const autotune::PerformanceModel model(results::read_model_file(model_path));
+  const autotune::PerformanceModel model(read_sharding_model(job, model_path));
   const ShardingModel m{model, model_path, target, workload};
   for (job::Config& config : configs) {
     auto* sharding = std::get_if<job::DlrmSharding>(&config.sharding);

@@ -17,6 +17,7 @@
 #include "harness/core/device.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
+#include "harness/results/model_file.hpp"
 
 namespace scaletune::cli {
 
@@ -32,6 +33,13 @@ struct ShardingModel {
   core::DeviceKind target = core::DeviceKind::host;
   const core::WorkloadEntry& workload;  ///< the dlrm registry entry
 };
+
+/// The model file `path` for `sharding = "auto"` of `job`. Throws results::ResultError naming
+/// the file, what is wrong with it and the job it is the model of.
+results::ModelSet read_sharding_model(const job::JobSpec& job, const std::string& path);
+
+/// `config` with sharding "auto" placed as `plan` (a choice holding only the plan).
+job::Config placed(const job::Config& config, const job::ExplicitPlan& plan);
 
 /// The model file for `sharding = "auto"`: --model when given, else the job's [predict] model
 /// ("" when neither).

@@ -3,7 +3,6 @@
 #include <Kokkos_Core.hpp>
 #include <cstdio>
 #include <iostream>
-#include <memory>
 #include <set>
 #include <string>
 #include <tuple>
@@ -54,10 +53,7 @@ void expect_slurm_with_its_options(const Args& args) {
 
 std::string plan_text(const job::JobSpec& job, const job::Config& config,
                       const job::ExplicitPlan& plan) {
-  job::Config c = config;
-  auto choice = std::make_shared<job::ShardingChoice>();
-  choice->plan = plan;
-  c.sharding = job::DlrmSharding{job::ShardingScheme::automatic, "", std::move(choice)};
+  const job::Config c = placed(config, plan);
   std::string text =
       kernels::describe_plan(kernels::make_sharding_plan(std::get<job::DlrmSharding>(c.sharding),
                                                          job.workload.dlrm, c.ranks),
@@ -86,22 +82,39 @@ void print_choice(const job::JobSpec& job, const job::Config& config,
   }
 }
 
+/// The expanded configurations; a note when sharding "auto" has no model to run with.
+void print_plan(const job::JobSpec& spec, int world) {
+  const std::vector<job::Config> configs = job::expand_sweep(spec);
+  std::cout << job::format_plan(spec, configs, world);
+  if (has_auto_sharding(configs) && spec.predict.model.empty())
+    std::cerr << "scaletune plan: warning: sharding = \"auto\" needs a performance model to run: "
+                 "add [predict] model = \"MODEL.h5\" or give run --model MODEL.h5\n";
+}
+
 /// plan --model: the predicted top five sharding plans of each distinct (ranks, batch split,
-/// precision) of a dlrm job.
+/// precision) of a dlrm job (at --world N ranks when given); exit 1 when one could not be
+/// predicted.
 int print_predicted_plans(const Args& args) {
   const DescribedJob d = load_described_job(args);
   if (d.job.workload.kind != "dlrm")
     throw UsageError(
         "--model predicts embedding sharding plans: only for workload kind dlrm, not " +
         d.job.workload.kind);
-  const autotune::PerformanceModel model(results::read_model_file(args.option("--model")));
+  const autotune::PerformanceModel model(read_sharding_model(d.job, args.option("--model")));
+  if (!model.device_kind().empty() && model.device_kind() != d.target_name())
+    std::cerr << "scaletune plan: warning: the model was fitted on " << model.device_kind()
+              << " devices; the plans are predicted for " << d.target_name() << " devices\n";
   const ShardingModel m{model, args.option("--model"), d.target, d.workload()};
   const Kokkos::ScopeGuard kokkos;  // the composed candidates draw their inputs in host views
   std::set<std::tuple<int, std::vector<int>, job::DataType>> seen;
+  bool failed = false;
   for (const job::Config& config : d.configs)
-    if (seen.insert({config.ranks, config.per_rank_batch, config.precision}).second)
-      print_choice(d.job, config, choose_sharding(d.job, config, m));
-  return kOk;
+    if (seen.insert({config.ranks, config.per_rank_batch, config.precision}).second) {
+      const job::ShardingChoice choice = choose_sharding(d.job, config, m);
+      failed = failed || !choice.error.empty();
+      print_choice(d.job, config, choice);
+    }
+  return failed ? kRunFailed : kOk;
 }
 
 }  // namespace
@@ -120,7 +133,7 @@ int plan_command(int argc, char** argv) {
     if (args.options.contains("--slurm"))
       write_slurm_scripts(spec, args.positional.front(), args, std::cout);
     else
-      std::cout << job::format_plan(spec, job::expand_sweep(spec), world);
+      print_plan(spec, world);
     return kOk;
   } catch (const UsageError& e) {
     std::cerr << "scaletune plan: " << e.what() << "\n";

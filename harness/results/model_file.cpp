@@ -128,7 +128,8 @@ void write_model_file(const std::string& path, const ModelSet& models) {
 }
 
 ModelSet read_model_file(const std::string& path) {
-  const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
+  const detail::File file =
+      detail::open_result_file(path, H5F_ACC_RDONLY, "model file written by scaletune fit");
   const H5Where root{path, "/"};
   if (!detail::has_link(file.id(), root, kOpModels) ||
       !detail::has_link(file.id(), root, kCollectiveModels))

@@ -9,15 +9,17 @@
 namespace scaletune::results::detail {
 namespace {
 
-const std::string kExpected = "expected a scaletune result file (HDF5 with schema_version " +
-                              std::to_string(kSchemaVersion) + ")";
+std::string expected(std::string_view kind) {
+  return "expected a " + std::string(kind) + " (HDF5 with schema_version " +
+         std::to_string(kSchemaVersion) + ")";
+}
 
-void check_schema_version(const File& file, const H5Where& root) {
+void check_schema_version(const File& file, const H5Where& root, std::string_view kind) {
   if (!has_attribute(file.id(), root, "schema_version"))
-    root.fail("no attribute schema_version; " + kExpected);
+    root.fail("no attribute schema_version; " + expected(kind));
   const int version = read_int_attribute(file.id(), root, "schema_version");
   if (version != kSchemaVersion)
-    root.fail("schema_version is " + std::to_string(version) + "; " + kExpected);
+    root.fail("schema_version is " + std::to_string(version) + "; " + expected(kind));
 }
 
 /// File access properties: no file lock (see file_access.hpp).
@@ -39,16 +41,16 @@ File create_result_file(const std::string& path) {
   return File{SCALETUNE_H5(whole, H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id()))};
 }
 
-File open_result_file(const std::string& path, unsigned flags) {
+File open_result_file(const std::string& path, unsigned flags, std::string_view kind) {
   const H5Where whole{path, ""};
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) whole.fail("no such file; " + kExpected);
-  if (!std::filesystem::is_regular_file(path, error)) whole.fail("not a file; " + kExpected);
+  if (!std::filesystem::exists(path, error)) whole.fail("no such file; " + expected(kind));
+  if (!std::filesystem::is_regular_file(path, error)) whole.fail("not a file; " + expected(kind));
   if (SCALETUNE_H5(whole, H5Fis_hdf5(path.c_str())) == 0)
-    whole.fail("not an HDF5 file; " + kExpected);
+    whole.fail("not an HDF5 file; " + expected(kind));
   const PropertyList fapl = unlocked_access(whole);
   File file{SCALETUNE_H5(whole, H5Fopen(path.c_str(), flags, fapl.id()))};
-  check_schema_version(file, H5Where{path, "/"});
+  check_schema_version(file, H5Where{path, "/"}, kind);
   return file;
 }
 

@@ -9,6 +9,7 @@
 // nothing stops two sweeps from writing one file.
 
 #include <string>
+#include <string_view>
 
 #include "harness/results/detail/h5_handle.hpp"
 
@@ -20,8 +21,10 @@ namespace scaletune::results::detail {
 File create_result_file(const std::string& path);
 
 /// Opens the existing result file `path` with `flags` (H5F_ACC_RDONLY or H5F_ACC_RDWR). Throws
-/// ResultError naming the path and what was expected when the file is missing, is not HDF5, or has
-/// no root attribute schema_version equal to kSchemaVersion.
-File open_result_file(const std::string& path, unsigned flags);
+/// ResultError naming the path and what was expected ("expected a `kind` (HDF5 with
+/// schema_version N)") when the file is missing, is not HDF5, or has no root attribute
+/// schema_version equal to kSchemaVersion.
+File open_result_file(const std::string& path, unsigned flags,
+                      std::string_view kind = "scaletune result file");
 
 }  // namespace scaletune::results::detail
