@@ -174,6 +174,15 @@ job::ShardingChoice choose_sharding(const job::JobSpec& job, const job::Config& 
   return choice;
 }
 
+void choose_auto_shardings(const job::JobSpec& job, std::vector<job::Config>& configs,
+                           const ShardingModel& m) {
+  for (job::Config& config : configs) {
+    auto* sharding = std::get_if<job::DlrmSharding>(&config.sharding);
+    if (sharding == nullptr || sharding->scheme != job::ShardingScheme::automatic) continue;
+    sharding->choice = std::make_shared<const job::ShardingChoice>(choose_sharding(job, config, m));
+  }
+}
+
 std::string choose_auto_shardings(const job::JobSpec& job, std::vector<job::Config>& configs,
                                   const std::string& model_path, core::DeviceKind target,
                                   const core::WorkloadEntry& workload) {
@@ -184,12 +193,7 @@ std::string choose_auto_shardings(const job::JobSpec& job, std::vector<job::Conf
                      "\"MODEL.h5\" to the job file or give --model MODEL.h5 (scaletune profile, "
                      "then scaletune fit, make one)");
   const autotune::PerformanceModel model(read_sharding_model(job, model_path));
-  const ShardingModel m{model, model_path, target, workload};
-  for (job::Config& config : configs) {
-    auto* sharding = std::get_if<job::DlrmSharding>(&config.sharding);
-    if (sharding == nullptr || sharding->scheme != job::ShardingScheme::automatic) continue;
-    sharding->choice = std::make_shared<const job::ShardingChoice>(choose_sharding(job, config, m));
-  }
+  choose_auto_shardings(job, configs, ShardingModel{model, model_path, target, workload});
   const std::string kind(job::device_kind_text(target));
   if (model.device_kind().empty() || model.device_kind() == kind) return "";
   return "warning: the sharding model " + model_path + " was fitted on " + model.device_kind() +

@@ -58,8 +58,13 @@ bool has_auto_sharding(const std::vector<job::Config>& configs);
 job::ShardingChoice choose_sharding(const job::JobSpec& job, const job::Config& config,
                                     const ShardingModel& model);
 
-/// Gives every configuration with sharding "auto" its choice (choose_sharding) and returns a
-/// warning when the model was fitted on another device kind than `target` ("" otherwise, and
+/// Gives every configuration with sharding "auto" its choice (choose_sharding) with `model`.
+/// Throws autotune::MissingModel as choose_sharding.
+void choose_auto_shardings(const job::JobSpec& job, std::vector<job::Config>& configs,
+                           const ShardingModel& model);
+
+/// Reads `model_path`, then gives every configuration with sharding "auto" its choice, and returns
+/// a warning when the model was fitted on another device kind than `target` ("" otherwise, and
 /// without "auto"). Throws UsageError when some configuration is "auto" and `model_path` is
 /// empty, results::ResultError for a model file that cannot be read, autotune::MissingModel as
 /// choose_sharding.

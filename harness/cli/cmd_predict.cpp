@@ -211,7 +211,7 @@ int predict(const Args& args, int argc, char** argv) {
   if (!args.options.contains("--device") && !model.device_kind().empty())
     described_args.options["--device"] = model.device_kind();
   DescribedJob d = load_described_job(described_args);
-  choose_auto_shardings(d.job, d.configs, model_path, d.target, d.workload());
+  choose_auto_shardings(d.job, d.configs, ShardingModel{model, model_path, d.target, d.workload()});
   const job::DeviceKindRequest asked = d.job.devices.kind;
   const std::string job_kind = asked == job::DeviceKindRequest::cuda   ? "cuda"
                                : asked == job::DeviceKindRequest::host ? "host"
