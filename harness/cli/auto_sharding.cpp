@@ -54,6 +54,14 @@ std::string milliseconds(double s) {
   return text;
 }
 
+/// Whether two plans place every table alike (split and ranks).
+bool same_placement(const job::ExplicitPlan& a, const job::ExplicitPlan& b) {
+  return std::equal(a.tables.begin(), a.tables.end(), b.tables.begin(), b.tables.end(),
+                    [](const job::TablePlacement& x, const job::TablePlacement& y) {
+                      return x.split == y.split && x.ranks == y.ranks;
+                    });
+}
+
 /// Ranks x tables: how much describing one candidate costs.
 std::int64_t compose_size(const job::Config& config, const job::DlrmOptions& options) {
   return static_cast<std::int64_t>(config.ranks) * static_cast<std::int64_t>(options.tables.size());
@@ -75,9 +83,12 @@ std::string reason_of(const job::ShardingChoice& c, std::size_t composed, const 
                                         std::to_string(kComposeLimit)
                                   : std::string("no composed candidate fits the ranks' memory")) +
             "), " + best.name + " " + milliseconds(best.embedding_s);
-  if (c.candidates.size() < 2) return text;
-  const job::ShardingCandidate& next = c.candidates[1];
-  const bool both = composed > 1 && next.step_s > 0;
+  const auto other = std::find_if(
+      c.candidates.begin() + 1, c.candidates.end(),
+      [&](const job::ShardingCandidate& x) { return !same_placement(x.plan, best.plan); });
+  if (other == c.candidates.end()) return text + "; every candidate places the tables alike";
+  const job::ShardingCandidate& next = *other;
+  const bool both = next.step_s > 0 && best.step_s > 0;
   return text + ", " +
          percent(both ? best.step_s : best.embedding_s, both ? next.step_s : next.embedding_s) +
          " ahead of " + next.name;
