@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/core/gradient_reducer.hpp"
 #include "kernels/describe/op_costs.hpp"
 #include "kernels/dlrm/dlrm_inputs.hpp"
 #include "kernels/dlrm/sharded_embeddings.hpp"
@@ -244,9 +245,9 @@ double replica_all_reduce(const Setting& s, const job::EmbeddingTableSpec& table
     c.participants = static_cast<int>(s.ranks());
     return s.model.collective_time(c);
   };
-  // Buckets of `per` floats from the gradient's end, the first one partial (GradientReducer).
-  return static_cast<double>(count / per) * time(per) +
-         (count % per != 0 ? time(count % per) : 0.0);
+  // GradientReducer's buckets: `per` floats each from the gradient's end, the first partial.
+  const std::size_t buckets = core::bucket_count(count, s.bucket_bytes);
+  return static_cast<double>(buckets - 1) * time(per) + time(count - (buckets - 1) * per);
 }
 
 TableCosts costs_of(const Setting& s, std::size_t t, const LookupBatch& lookups,

@@ -127,11 +127,17 @@ void check_sizes(const std::vector<TableCosts>& costs, const job::DlrmOptions& o
                                 " ranks (expected equal, and ranks >= 1)");
 }
 
+/// Ranks 0..ranks-1, the ranks a row- or column-wise placement of the search spans.
+std::vector<int> every_rank(std::size_t ranks) {
+  std::vector<int> all(ranks);
+  std::iota(all.begin(), all.end(), 0);
+  return all;
+}
+
 job::ExplicitPlan placement_of(const std::vector<Option>& options, const job::DlrmOptions& dlrm,
                                std::size_t ranks) {
   job::ExplicitPlan plan{"auto", {}};
-  std::vector<int> everyone(ranks);
-  std::iota(everyone.begin(), everyone.end(), 0);
+  const std::vector<int> everyone = every_rank(ranks);
   for (std::size_t t = 0; t < options.size(); ++t) {
     job::TablePlacement p{dlrm.tables[t].name, options[t].split, {}};
     if (options[t].split == ShardSplit::table_wise) p.ranks = {options[t].rank};
@@ -254,8 +260,7 @@ PlanEstimate estimate_plan(const job::ExplicitPlan& plan, const std::vector<Tabl
                            const StepCostModel& model) {
   check_sizes(costs, options, per_rank_batch);
   const auto ranks = static_cast<int>(per_rank_batch.size());
-  std::vector<int> everyone(per_rank_batch.size());
-  std::iota(everyone.begin(), everyone.end(), 0);
+  const std::vector<int> everyone = every_rank(per_rank_batch.size());
   std::vector<Option> chosen;
   for (std::size_t t = 0; t < costs.size(); ++t) {
     const job::TablePlacement* p = t < plan.tables.size() ? &plan.tables[t] : nullptr;
