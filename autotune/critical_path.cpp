@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 namespace scaletune::autotune {
@@ -28,7 +29,8 @@ class Composer {
       : m_traces(ranks),
         m_op_time(op_time),
         m_collective_time(collective_time),
-        m_state(ranks.size()) {
+        m_state(ranks.size()),
+        m_spans(ranks.size()) {
     m_out.ranks.resize(ranks.size());
     for (std::size_t r = 0; r < ranks.size(); ++r)
       m_out.ranks[r].phase_s.assign(ranks[r].phase_names.size(), 0.0);
@@ -110,7 +112,7 @@ class Composer {
     span.begin_s = begin;
     span.end_s = end;
     span.bytes = communication ? e.collective.bytes : 0;
-    m_out.spans.push_back(std::move(span));
+    m_spans[r].push_back(std::move(span));
   }
 
   void finish() {
@@ -122,15 +124,18 @@ class Composer {
         m_out.critical_rank = static_cast<int>(r);
       }
     }
-    std::stable_sort(
-        m_out.spans.begin(), m_out.spans.end(),
-        [](const trace::TimelineSpan& a, const trace::TimelineSpan& b) { return a.rank < b.rank; });
+    std::size_t spans = 0;
+    for (const auto& rank_spans : m_spans) spans += rank_spans.size();
+    m_out.spans.reserve(spans);
+    for (auto& rank_spans : m_spans)
+      std::move(rank_spans.begin(), rank_spans.end(), std::back_inserter(m_out.spans));
   }
 
   const std::vector<trace::RankTrace>& m_traces;
   const OpTime& m_op_time;
   const CollectiveTime& m_collective_time;
   std::vector<RankState> m_state;
+  std::vector<std::vector<trace::TimelineSpan>> m_spans;  ///< [ranks]: in issue order
   ComposedStep m_out;
 };
 

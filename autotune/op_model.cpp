@@ -4,6 +4,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -33,22 +34,37 @@ std::vector<std::string> field_names(const trace::ComputeOp& op) {
   return out;
 }
 
-/// The inputs of `form` for `op`: what the weights multiply.
-std::vector<double> inputs_of(OpModelForm form, const std::vector<std::string>& names,
-                              const trace::ComputeOp& op) {
-  if (form == OpModelForm::affine) return {1.0, op.flops, op.bytes};
-  std::vector<double> x = {1.0};
-  for (const std::string& n : names) {
-    if (n.starts_with("log:") && n != "log:flops" && n != "log:bytes")
-      x.push_back(std::log1p(std::max(0.0, field_value(op, std::string_view(n).substr(4)))));
+/// Calls `input(i, value)` for the inputs of `form` for `op` in weight order (what the weights
+/// multiply), without building a vector: time_s runs it per described op.
+template <class Input>
+void for_each_input(OpModelForm form, const std::vector<std::string>& names,
+                    const trace::ComputeOp& op, Input input) {
+  if (form == OpModelForm::affine) {
+    input(0, 1.0);
+    input(1, op.flops);
+    input(2, op.bytes);
+    return;
   }
-  x.push_back(std::log1p(op.flops));
-  x.push_back(std::log1p(op.bytes));
+  std::size_t i = 0;
+  input(i++, 1.0);
+  for (const std::string& n : names)
+    if (n.starts_with("log:") && n != "log:flops" && n != "log:bytes")
+      input(i++, std::log1p(std::max(0.0, field_value(op, std::string_view(n).substr(4)))));
+  input(i++, std::log1p(op.flops));
+  input(i++, std::log1p(op.bytes));
   for (const std::string& n : names)
     if (n.starts_with("reuse:")) {
-      const auto bin = static_cast<std::size_t>(std::stoi(n.substr(6)));
-      x.push_back(bin < op.reuse_histogram.size() ? op.reuse_histogram[bin] : 0.0);
+      std::size_t bin = 0;
+      std::from_chars(n.data() + 6, n.data() + n.size(), bin);
+      input(i++, bin < op.reuse_histogram.size() ? op.reuse_histogram[bin] : 0.0);
     }
+}
+
+/// The inputs of `form` for `op`, in weight order.
+std::vector<double> inputs_of(OpModelForm form, const std::vector<std::string>& names,
+                              const trace::ComputeOp& op) {
+  std::vector<double> x;
+  for_each_input(form, names, op, [&](std::size_t, double v) { x.push_back(v); });
   return x;
 }
 
@@ -64,10 +80,14 @@ std::vector<std::string> input_names(OpModelForm form, const trace::ComputeOp& f
   return names;
 }
 
-double evaluate(OpModelForm form, const std::vector<double>& w, const std::vector<double>& x) {
-  const double dot = std::inner_product(w.begin(), w.end(), x.begin(), 0.0);
+/// The model's time from the dot product of its weights and inputs, s.
+double time_of_dot(OpModelForm form, double dot) {
   if (form == OpModelForm::power_law) return std::exp(dot);
   return std::max(dot, 1e-12);
+}
+
+double evaluate(OpModelForm form, const std::vector<double>& w, const std::vector<double>& x) {
+  return time_of_dot(form, std::inner_product(w.begin(), w.end(), x.begin(), 0.0));
 }
 
 /// c >= 0 minimising sum ((c . x_i - t_i) / t_i)^2: a box-constrained QP on scaled columns.
@@ -190,7 +210,9 @@ OpModelForm op_model_form_from(const std::string& name) {
 }
 
 double OpModel::time_s(const trace::ComputeOp& call) const {
-  return evaluate(form, weights, inputs_of(form, inputs, call));
+  double dot = 0.0;
+  for_each_input(form, inputs, call, [&](std::size_t i, double v) { dot += weights.at(i) * v; });
+  return time_of_dot(form, dot);
 }
 
 double OpModel::range_value(const trace::ComputeOp& call, std::size_t i) const {

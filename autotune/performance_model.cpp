@@ -85,7 +85,7 @@ PerformanceModel::PerformanceModel(const results::ModelSet& models) {
 }
 
 const OpModel& PerformanceModel::op_model(const trace::ComputeOp& op) const {
-  const auto it = m_ops.find({op.op, op.dtype});
+  const auto it = m_ops.find(std::pair<std::string_view, std::string_view>(op.op, op.dtype));
   if (it != m_ops.end()) return it->second;
   throw MissingModel("the model has no " + op.op + " " + op.dtype +
                      " model; profile that op with `scaletune profile --jobs JOB.toml` on the "

@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -70,9 +71,18 @@ class PerformanceModel {
   std::pair<std::string, const CollectiveCurve*> curve_for(const std::string& op, int ranks) const;
 
   std::string m_device_kind;
-  std::map<std::pair<std::string, std::string>, OpModel> m_ops;     ///< (op, dtype)
-  std::map<std::pair<std::string, int>, CollectiveCurve> m_curves;  ///< (op, ranks)
-  std::map<std::string, RankCountModel> m_rank_models;              ///< op
+  /// Orders (op, dtype) keys and finds one from string views, without copying the names.
+  struct OpKeyLess {
+    using is_transparent = void;
+    template <class A, class B>
+    bool operator()(const A& a, const B& b) const {
+      return std::pair<std::string_view, std::string_view>(a.first, a.second) <
+             std::pair<std::string_view, std::string_view>(b.first, b.second);
+    }
+  };
+  std::map<std::pair<std::string, std::string>, OpModel, OpKeyLess> m_ops;  ///< (op, dtype)
+  std::map<std::pair<std::string, int>, CollectiveCurve> m_curves;          ///< (op, ranks)
+  std::map<std::string, RankCountModel> m_rank_models;                      ///< op
   /// The files each collective model was fitted on: (op, ranks) of a curve, (op, 0) of a model
   /// across rank counts
   std::map<std::pair<std::string, int>, std::string> m_sources;

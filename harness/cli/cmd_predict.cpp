@@ -20,6 +20,7 @@
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
+#include "harness/core/parallel_each.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/mpi/config_runner.hpp"
@@ -31,6 +32,9 @@
 
 namespace scaletune::cli {
 namespace {
+
+/// Threads that describe and compose configurations at once.
+constexpr unsigned kPredictWorkers = 8;
 
 constexpr const char* kUsage =
     "scaletune predict JOB.toml [--model MODEL.h5] [--world N] [--out PRED.h5] "
@@ -112,12 +116,13 @@ struct Predicted {
   std::string ops;     ///< the critical rank's compute per op kind, largest first (ms)
 };
 
-std::string op_text(const trace::RankTrace& t, const autotune::PerformanceModel& model) {
+/// The compute of `rank` per op kind, largest first, from its predicted spans.
+std::string op_text(const std::vector<trace::TimelineSpan>& spans, int rank) {
   std::map<std::string, std::pair<double, int>> by_kind;
-  for (const trace::Event& e : t.events)
-    if (e.kind == trace::EventKind::compute) {
-      auto& [time, calls] = by_kind[e.compute.op];
-      time += model.op_time_s(e.compute);
+  for (const trace::TimelineSpan& span : spans)
+    if (span.rank == rank && span.kind == trace::SpanKind::op) {
+      auto& [time, calls] = by_kind[span.name];
+      time += span.end_s - span.begin_s;
       ++calls;
     }
   std::vector<std::pair<double, std::string>> order;
@@ -148,12 +153,13 @@ Predicted predict_config(const DescribedJob& d, const job::Config& config,
                          const autotune::PerformanceModel& model) {
   const std::vector<trace::RankTrace> ranks =
       kernels::describe::describe_ranks(d.job, config, d.target, d.workload());
-  const autotune::ComposedStep step = autotune::compose_step(
+  autotune::ComposedStep step = autotune::compose_step(
       ranks, [&](const trace::ComputeOp& op) { return model.op_time_s(op); },
       [&](const trace::Collective& c) { return model.collective_time_s(c); });
   const autotune::RankBreakdown& critical =
       step.ranks.at(static_cast<std::size_t>(step.critical_rank));
   Predicted p;
+  p.ops = op_text(step.spans, step.critical_rank);
   p.row = {config.id,
            config.ranks,
            step.step_time_s,
@@ -163,15 +169,41 @@ Predicted predict_config(const DescribedJob& d, const job::Config& config,
            critical.waiting_s,
            step.critical_rank,
            std::numeric_limits<double>::quiet_NaN(),
-           step.spans,
+           std::move(step.spans),
            described_result(d, config, ranks.front(), step.step_time_s),
            {}};
   const Basis basis = basis_of(ranks, model);
   p.row.basis = basis.lines();
   p.extrapolates = basis.extrapolations();
   p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
-  p.ops = op_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), model);
   return p;
+}
+
+/// A configuration's prediction, or why it has none.
+struct Outcome {
+  Predicted predicted;
+  std::string failure;  ///< "ID: not predicted: why"; empty when predicted
+};
+
+/// Every configuration of `d` predicted, in order, on the host's cores (descriptions and
+/// compositions are independent). Throws autotune::MissingModel when the model lacks an op kind
+/// a configuration needs: bad input of the whole command.
+std::vector<Outcome> predict_configs(const DescribedJob& d,
+                                     const autotune::PerformanceModel& model) {
+  std::vector<Outcome> out(d.configs.size());
+  core::parallel_each(out.size(), kPredictWorkers, [&](std::size_t i, unsigned) {
+    const job::Config& config = d.configs[i];
+    try {
+      out[i].predicted = predict_config(d, config, model);
+    } catch (const autotune::MissingCollectiveModel& e) {
+      out[i].failure = config.id + ": not predicted: " + e.what();
+    } catch (const autotune::MissingModel&) {
+      throw;  // an op kind the model lacks: bad input of the whole command
+    } catch (const std::exception& e) {
+      out[i].failure = config.id + ": not predicted: " + e.what();
+    }
+  });
+  return out;
 }
 
 void print_header(bool compare) {
@@ -225,16 +257,11 @@ int predict(const Args& args, int argc, char** argv) {
   const std::map<std::string, double> measured = measured_steps(args.option("--compare"));
   std::vector<Predicted> predicted;
   std::vector<std::string> failures;
-  for (const job::Config& config : d.configs) {
-    try {
-      predicted.push_back(predict_config(d, config, model));
-    } catch (const autotune::MissingCollectiveModel& e) {
-      failures.push_back(config.id + ": not predicted: " + e.what());
-    } catch (const autotune::MissingModel&) {
-      throw;  // an op kind the model lacks: bad input of the whole command
-    } catch (const std::exception& e) {
-      failures.push_back(config.id + ": not predicted: " + e.what());
-    }
+  for (Outcome& o : predict_configs(d, model)) {
+    if (o.failure.empty())
+      predicted.push_back(std::move(o.predicted));
+    else
+      failures.push_back(std::move(o.failure));
   }
   print_header(!measured.empty());
   std::vector<results::PredictionRow> rows;
@@ -247,7 +274,7 @@ int predict(const Args& args, int argc, char** argv) {
       ++compared;
     }
     print_row(p, args.flags.contains("--phases"), args.flags.contains("--ops"));
-    rows.push_back(p.row);
+    rows.push_back(std::move(p.row));
   }
   for (const std::string& f : failures) std::printf("%s\n", f.c_str());
   const auto failed = failures.size();

@@ -88,6 +88,8 @@ TraceTotals totals(const RankTrace& trace) {
 void Recorder::begin(std::vector<std::string> phase_names) {
   m_trace = RankTrace{};
   m_trace.phase_names = std::move(phase_names);
+  m_trace.events.reserve(m_offered);  // the unrecorded step before issued as many, as a rule
+  m_offered = 0;
   m_unmarked = 0;
   m_last_phase = 0;
   m_recording = true;
@@ -104,7 +106,10 @@ void Recorder::end_phase(std::size_t phase) {
 }
 
 void Recorder::add(ComputeOp op) {
-  if (!m_recording) return;
+  if (!m_recording) {
+    ++m_offered;
+    return;
+  }
   Event e;
   e.kind = EventKind::compute;
   e.compute = std::move(op);
@@ -112,7 +117,10 @@ void Recorder::add(ComputeOp op) {
 }
 
 void Recorder::add(Collective c) {
-  if (!m_recording) return;
+  if (!m_recording) {
+    ++m_offered;
+    return;
+  }
   Event e;
   e.kind = EventKind::collective;
   e.collective = std::move(c);
@@ -120,7 +128,10 @@ void Recorder::add(Collective c) {
 }
 
 void Recorder::add_wait_started() {
-  if (!m_recording) return;
+  if (!m_recording) {
+    ++m_offered;
+    return;
+  }
   Event e;
   e.kind = EventKind::wait_started;
   m_trace.events.push_back(std::move(e));

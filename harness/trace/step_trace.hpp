@@ -156,6 +156,7 @@ class Recorder final : public CollectiveSink {
  private:
   RankTrace m_trace;
   std::size_t m_unmarked = 0;  ///< first event not charged to a phase yet
+  std::size_t m_offered = 0;   ///< events offered while not recording (a capacity hint)
   int m_last_phase = 0;
   bool m_recording = false;
 };

@@ -3,18 +3,15 @@
 #include "kernels/dlrm/shard_costs.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
-#include <exception>
 #include <map>
-#include <mutex>
 #include <span>
 #include <stdexcept>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include "harness/core/gradient_reducer.hpp"
+#include "harness/core/parallel_each.hpp"
 #include "kernels/describe/op_costs.hpp"
 #include "kernels/dlrm/dlrm_inputs.hpp"
 #include "kernels/dlrm/sharded_embeddings.hpp"
@@ -281,29 +278,14 @@ std::vector<TableCosts> table_costs(const job::DlrmOptions& options,
       make_sharding_plan({job::ShardingScheme::column_wise, "", nullptr}, options, ranks);
   const DType table_type = table_dtype(precision);
   std::vector<TableCosts> costs(options.tables.size());
-  std::atomic<std::size_t> next{0};
-  std::mutex failure_lock;
-  std::exception_ptr failure;
-  // Tables are independent: each worker takes the next one, with copy times of its own.
-  const auto work = [&] {
-    const Setting s{options, per_rank_batch, table_type, bucket_bytes, model, {}, {}};
-    for (std::size_t t = next++; t < costs.size(); t = next++) {
-      try {
-        costs[t] = costs_of(s, t, table_lookups(options, t, s.global_batch(), seed), rows, columns);
-      } catch (...) {
-        const std::lock_guard<std::mutex> hold(failure_lock);
-        if (!failure) failure = std::current_exception();
-        next = costs.size();
-      }
-    }
-  };
-  std::vector<std::thread> workers;
-  for (unsigned w = 1; w < std::clamp(std::thread::hardware_concurrency(), 1u, kMaxCostWorkers);
-       ++w)
-    workers.emplace_back(work);
-  work();
-  for (std::thread& w : workers) w.join();
-  if (failure) std::rethrow_exception(failure);
+  // Tables are independent: each thread costs the next one, with copy times of its own.
+  const std::vector<Setting> settings(
+      core::parallel_workers(costs.size(), kMaxCostWorkers),
+      Setting{options, per_rank_batch, table_type, bucket_bytes, model, {}, {}});
+  core::parallel_each(costs.size(), kMaxCostWorkers, [&](std::size_t t, unsigned worker) {
+    const Setting& s = settings[worker];
+    costs[t] = costs_of(s, t, table_lookups(options, t, s.global_batch(), seed), rows, columns);
+  });
   return costs;
 }
 
