@@ -108,6 +108,7 @@ std::vector<CollectiveRow> parse_nccl_tests_log(const std::string& text, const s
     context.read_row();
     rows.push_back(make_row(kNcclTestsTool, context.op(), v.dtype, v.bytes, context.ranks(),
                             v.time_us, v.busbw_gbps, v.wrong, place));
+    rows.back().nodes = context.nodes();
   }
   if (rows.empty()) fail_no_rows(lines, path, "nccl-tests");
   return rows;

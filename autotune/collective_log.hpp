@@ -25,7 +25,9 @@ namespace scaletune::autotune {
 /// rank count: OSU prints no bandwidth). wrong: the out-of-place "#wrong" count, -1 when the
 /// log has none; old "error" column: 0 when the error is 0, else -1; OSU validation "Pass" 0,
 /// "Fail" 1 (at least one wrong element: OSU does not count them), -1 without a validation
-/// column. in_place: false. source: "nccl-tests:path:line" or "osu:path:line".
+/// column. in_place: false. nodes: the distinct hosts of nccl-tests' "# Rank N ... on HOST"
+/// lines (0 without them); OSU: 0 (its logs do not name hosts). source: "nccl-tests:path:line"
+/// or "osu:path:line".
 using CollectiveRow = results::CollectiveResult;
 
 /// Rows of an nccl-tests log, in file order. `text` is the whole log, `path` names it in

@@ -123,7 +123,8 @@ double rank_count_error(const std::vector<CollectiveRow>& rows, const std::set<i
     for (const CollectiveRow& r : rows) (r.ranks == left ? held : fit).push_back(r);
     const RankCountModel m = fit_rank_count_model(fit);
     for (const CollectiveRow& r : held) {
-      error += std::abs(m.time_us(r.ranks, static_cast<double>(r.bytes)) - r.time_us) / r.time_us;
+      error += std::abs(m.time_us(r.ranks, static_cast<double>(r.bytes), r.nodes) - r.time_us) /
+               r.time_us;
       ++n;
     }
   }
@@ -170,7 +171,14 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
     results::CollectiveModelRecord r;
     r.op = op;
     r.form = "rank_count";
-    r.parameters = {m.alpha0, m.alpha1, m.beta0, m.beta1};
+    r.parameters = {m.alpha0,
+                    m.alpha1,
+                    m.beta0,
+                    m.beta1,
+                    m.alpha_inter,
+                    m.beta_inter,
+                    static_cast<double>(m.ranks_per_node),
+                    static_cast<double>(m.max_nodes)};
     r.points = static_cast<int>(multi.size());
     r.held_out_mape = rank_count_error(multi, counts);
     r.min_ranks = m.min_ranks;
@@ -179,8 +187,14 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
     out.models.collectives.push_back(r);
     line.model = "rank_count";
     line.error = r.held_out_mape;
-    if (counts.size() < 3)
-      line.note = "2 rank counts: no held-out error" + (left_out.empty() ? "" : "; " + left_out);
+    std::vector<std::string> notes;
+    if (m.spans_nodes())
+      notes.push_back("intra- and inter-node terms (" + std::to_string(m.ranks_per_node) +
+                      " ranks per node, up to " + std::to_string(m.max_nodes) + " nodes)");
+    if (counts.size() < 3) notes.push_back("2 rank counts: no held-out error");
+    if (!left_out.empty()) notes.push_back(left_out);
+    line.note.clear();
+    for (const std::string& n : notes) line.note += (line.note.empty() ? "" : "; ") + n;
   } catch (const std::invalid_argument& e) {
     line.note = e.what();
   }

@@ -61,11 +61,29 @@ CollectiveCurve curve_of(const results::CollectiveModelRecord& r) {
 }
 
 RankCountModel rank_count_model_of(const results::CollectiveModelRecord& r) {
-  if (r.parameters.size() != 4)
-    throw std::invalid_argument("rank-count model " + r.op + ": " +
-                                std::to_string(r.parameters.size()) + " parameters, expected 4");
-  return {r.op,        r.parameters[0], r.parameters[1], r.parameters[2], r.parameters[3],
-          r.min_ranks, r.max_ranks};
+  const std::vector<double>& p = r.parameters;
+  if (p.size() != 4 && p.size() != 8)
+    throw std::invalid_argument("rank-count model " + r.op + ": " + std::to_string(p.size()) +
+                                " parameters, expected 4 (one node) or 8");
+  RankCountModel m{.op = r.op,
+                   .alpha0 = p[0],
+                   .alpha1 = p[1],
+                   .beta0 = p[2],
+                   .beta1 = p[3],
+                   .min_ranks = r.min_ranks,
+                   .max_ranks = r.max_ranks};
+  if (p.size() == 8) {
+    m.alpha_inter = p[4];
+    m.beta_inter = p[5];
+    m.ranks_per_node = static_cast<int>(p[6]);
+    m.max_nodes = static_cast<int>(p[7]);
+    if (m.ranks_per_node < 0 || m.max_nodes < 1 || (m.max_nodes > 1) != (m.ranks_per_node > 0))
+      throw std::invalid_argument("rank-count model " + r.op + ": ranks per node " +
+                                  std::to_string(m.ranks_per_node) + " and nodes " +
+                                  std::to_string(m.max_nodes) +
+                                  "; expected both > 1 with inter-node terms, else 0 and 1");
+  }
+  return m;
 }
 
 PerformanceModel::PerformanceModel(const results::ModelSet& models) {
@@ -126,7 +144,10 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
       std::max<double>(c.op == "barrier" ? 8.0 : static_cast<double>(c.bytes), 1.0);
   const auto [op, curve] = curve_for(c.op, c.participants);
   if (curve != nullptr) return curve->time_us(bytes) * 1e-6;
-  return std::max(m_rank_models.at(op).time_us(c.participants, bytes), 0.0) * 1e-6;
+  return std::max(
+             m_rank_models.at(op).time_us(c.participants, bytes, nodes_for(op, c.participants)),
+             0.0) *
+         1e-6;
 }
 
 std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
@@ -145,11 +166,37 @@ std::string PerformanceModel::collective_basis(const trace::Collective& c) const
                 : "") +
            from(c.participants);
   const RankCountModel& m = m_rank_models.at(op);
+  const int nodes = nodes_for(op, c.participants);
   std::string text =
       op + " across " + std::to_string(m.min_ranks) + ".." + std::to_string(m.max_ranks) + " ranks";
-  if (c.participants > m.max_ranks || c.participants < m.min_ranks)
-    text += ", extrapolated to " + std::to_string(c.participants) + " ranks";
+  if (m.spans_nodes())
+    text += " (" + std::to_string(m.ranks_per_node) + " per node, up to " +
+            std::to_string(m.max_nodes) + " nodes)";
+  const bool beyond = c.participants > m.max_ranks || c.participants < m.min_ranks ||
+                      (m.spans_nodes() && nodes > m.max_nodes);
+  if (beyond)
+    text += ", extrapolated to " + std::to_string(c.participants) + " ranks" +
+            (m.spans_nodes() ? " on " + std::to_string(nodes) + " nodes" : "");
+  if (m.spans_nodes() && nodes > 1 && m_ranks_per_node > 0 && m_ranks_per_node != m.ranks_per_node)
+    text += ", extrapolated to " + std::to_string(m_ranks_per_node) + " ranks per node";
+  if (!m.spans_nodes() && m_ranks_per_node > 0 && c.participants > m_ranks_per_node)
+    text += ", extrapolated as one node for " + std::to_string(nodes) +
+            " nodes (its rows never spanned nodes)";
   return text + from(0);
+}
+
+void PerformanceModel::set_ranks_per_node(int ranks_per_node) {
+  if (ranks_per_node < 0)
+    throw std::invalid_argument("ranks per node " + std::to_string(ranks_per_node) +
+                                "; expected >= 1, or 0 for the models' own layout");
+  m_ranks_per_node = ranks_per_node;
+}
+
+int PerformanceModel::nodes_for(const std::string& op, int ranks) const {
+  const auto it = m_rank_models.find(op);
+  if (it == m_rank_models.end()) return 1;
+  const int per_node = m_ranks_per_node > 0 ? m_ranks_per_node : it->second.ranks_per_node;
+  return per_node > 0 ? (ranks + per_node - 1) / per_node : 1;
 }
 
 }  // namespace scaletune::autotune

@@ -60,10 +60,18 @@ class PerformanceModel {
   /// MissingCollectiveModel when neither exists.
   double collective_time_s(const trace::Collective& c) const;
   /// Which model timed `c`, what it extrapolates from and the files it was fitted on:
-  /// "alltoall curve at 2 ranks (from profile.h5)" or "all_reduce across 2..8 ranks,
-  /// extrapolated to 64 ranks (from nccl.h5)"; the files are left out where the model file
-  /// does not name them.
+  /// "alltoall curve at 2 ranks (from profile.h5)", "all_reduce across 2..8 ranks,
+  /// extrapolated to 64 ranks (from nccl.h5)" or, for a model with inter-node terms,
+  /// "all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated to 64 ranks on 8
+  /// nodes (from nccl.h5)"; the files are left out where the model file does not name them.
   std::string collective_basis(const trace::Collective& c) const;
+  /// Places the ranks of the collectives timed by models across rank counts `ranks_per_node`
+  /// to a node (the job's [slurm] tasks_per_node); 0, the default: as the multi-node rows
+  /// those models were fitted on were placed (one node when none spanned nodes). Throws
+  /// std::invalid_argument when ranks_per_node < 0.
+  void set_ranks_per_node(int ranks_per_node);
+  /// Nodes `ranks` ranks take for the model across rank counts of `op` (1 without one).
+  int nodes_for(const std::string& op, int ranks) const;
 
  private:
   const OpModel& op_model(const trace::ComputeOp& op) const;
@@ -71,6 +79,7 @@ class PerformanceModel {
   std::pair<std::string, const CollectiveCurve*> curve_for(const std::string& op, int ranks) const;
 
   std::string m_device_kind;
+  int m_ranks_per_node = 0;  ///< set_ranks_per_node's; 0: the models' own
   /// Orders (op, dtype) keys and finds one from string views, without copying the names.
   struct OpKeyLess {
     using is_transparent = void;

@@ -4,16 +4,27 @@
 #include <algorithm>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "harness/results/bus_bandwidth.hpp"
 
 namespace scaletune::autotune {
 namespace {
 
-/// The model's four terms for one (ranks, bytes), in the order of its coefficients.
-Eigen::RowVector4d terms(const std::string& op, int ranks, double bytes) {
+/// Coefficients in term order: alpha0, alpha1, alpha_inter, beta0, beta1, beta_inter.
+using Terms = Eigen::Matrix<double, 1, 6>;
+
+/// The model's terms for one collective of `bytes` on `ranks` ranks over `nodes` nodes.
+Terms terms(const std::string& op, int ranks, double bytes, int nodes) {
   const double bus_bytes = bytes * results::bus_factor(op, ranks);
-  return {1.0, static_cast<double>(ranks - 1), bus_bytes, bus_bytes / ranks};
+  if (nodes <= 1) return {1.0, ranks - 1.0, 0.0, bus_bytes, bus_bytes / ranks, 0.0};
+  const int per_node = (ranks + nodes - 1) / nodes;
+  return {1.0, per_node - 1.0, nodes - 1.0, 0.0, 0.0, bus_bytes};
+}
+
+/// Nodes a row ran on: 0 (unknown) is taken as 1.
+int nodes_of(const CollectiveRow& row) {
+  return std::max(row.nodes, 1);
 }
 
 void check_rows(std::span<const CollectiveRow> rows) {
@@ -29,11 +40,12 @@ void check_rows(std::span<const CollectiveRow> rows) {
     if (row.op != op)
       throw std::invalid_argument("fit_rank_count_model: rows of " + op + " and of " + row.op +
                                   "; fit one op");
-    if (row.ranks < 2 || row.bytes < 1 || !(row.time_us > 0.0))
+    if (row.ranks < 2 || row.bytes < 1 || !(row.time_us > 0.0) || row.nodes > row.ranks)
       throw std::invalid_argument(
           "fit_rank_count_model: " + op + ": a row of " + std::to_string(row.bytes) + " bytes on " +
-          std::to_string(row.ranks) + " ranks in " + std::to_string(row.time_us) +
-          " us; expected >= 2 ranks, >= 1 byte, a time > 0");
+          std::to_string(row.ranks) + " ranks over " + std::to_string(row.nodes) + " nodes in " +
+          std::to_string(row.time_us) +
+          " us; expected >= 2 ranks on at most as many nodes, >= 1 byte, a time > 0");
     counts.insert(row.ranks);
   }
   if (counts.size() < 2)
@@ -42,29 +54,61 @@ void check_rows(std::span<const CollectiveRow> rows) {
                                 " rank count; the model needs at least 2");
 }
 
+/// Ranks per node of the rows that span nodes (0 when none does). Throws std::invalid_argument
+/// when they differ.
+int multi_node_layout(std::span<const CollectiveRow> rows) {
+  int per_node = 0;
+  for (const CollectiveRow& row : rows) {
+    if (nodes_of(row) == 1) continue;
+    const int g = (row.ranks + row.nodes - 1) / row.nodes;
+    if (per_node != 0 && g != per_node)
+      throw std::invalid_argument("fit_rank_count_model: " + row.op + ": rows across nodes with " +
+                                  std::to_string(per_node) + " and " + std::to_string(g) +
+                                  " ranks per node; fit logs of one node layout");
+    per_node = g;
+  }
+  return per_node;
+}
+
 }  // namespace
 
-double RankCountModel::time_us(int ranks, double bytes) const {
-  return (terms(op, ranks, bytes) * Eigen::Vector4d(alpha0, alpha1, beta0, beta1))(0);
+double RankCountModel::time_us(int ranks, double bytes, int nodes) const {
+  const Terms t = terms(op, ranks, bytes, spans_nodes() ? nodes : 1);
+  return t.dot(Terms(alpha0, alpha1, alpha_inter, beta0, beta1, beta_inter));
 }
 
 RankCountModel fit_rank_count_model(std::span<const CollectiveRow> rows) {
   check_rows(rows);
   const std::string& op = rows.front().op;
-  Eigen::MatrixX4d a(static_cast<Eigen::Index>(rows.size()), 4);
+  const int per_node = multi_node_layout(rows);
+  Eigen::MatrixXd a(static_cast<Eigen::Index>(rows.size()), 6);
   Eigen::VectorXd b = Eigen::VectorXd::Ones(static_cast<Eigen::Index>(rows.size()));
   for (std::size_t i = 0; i < rows.size(); ++i)
     a.row(static_cast<Eigen::Index>(i)) =
-        terms(op, rows[i].ranks, static_cast<double>(rows[i].bytes)) / rows[i].time_us;
-  const Eigen::Vector4d x = a.colPivHouseholderQr().solve(b);
+        terms(op, rows[i].ranks, static_cast<double>(rows[i].bytes), nodes_of(rows[i])) /
+        rows[i].time_us;
+  // Without rows across nodes the inter-node columns are zero: fitting the other four keeps
+  // the solution that of the one-level model.
+  const std::vector<Eigen::Index> columns = per_node > 0
+                                                ? std::vector<Eigen::Index>{0, 1, 2, 3, 4, 5}
+                                                : std::vector<Eigen::Index>{0, 1, 3, 4};
+  const Eigen::MatrixXd fitted = a(Eigen::all, columns);
+  const Eigen::VectorXd solved = fitted.colPivHouseholderQr().solve(b);
+  Eigen::Matrix<double, 6, 1> x = Eigen::Matrix<double, 6, 1>::Zero();
+  x(columns) = solved;
   const auto [low, high] = std::ranges::minmax_element(rows, {}, &CollectiveRow::ranks);
+  const auto most = std::ranges::max_element(rows, {}, nodes_of);
   return {.op = op,
           .alpha0 = x(0),
           .alpha1 = x(1),
-          .beta0 = x(2),
-          .beta1 = x(3),
+          .beta0 = x(3),
+          .beta1 = x(4),
           .min_ranks = low->ranks,
-          .max_ranks = high->ranks};
+          .max_ranks = high->ranks,
+          .alpha_inter = x(2),
+          .beta_inter = x(5),
+          .ranks_per_node = per_node,
+          .max_nodes = nodes_of(*most)};
 }
 
 }  // namespace scaletune::autotune

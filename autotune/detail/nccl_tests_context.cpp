@@ -1,5 +1,6 @@
 #include "autotune/detail/nccl_tests_context.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <utility>
 #include <vector>
@@ -49,6 +50,12 @@ bool is_rank_line(const std::vector<std::string_view>& words) {
   return words.size() >= 2 && words[0] == "Rank" && is_unsigned_integer(words[1]);
 }
 
+/// The host of a "Rank N [Group G] Pid P on HOST device D ..." line; empty when it names none.
+std::string_view rank_host(const std::vector<std::string_view>& words) {
+  const auto on = std::find(words.begin(), words.end(), "on");
+  return on != words.end() && on + 1 != words.end() ? *(on + 1) : std::string_view();
+}
+
 }  // namespace
 
 std::string op_named_in(std::string_view line) {
@@ -71,10 +78,12 @@ void NcclTestsContext::read(std::string_view line, const LogPlace& place) {
   m_table.other(split_words(line));
   if (is_rank_line(words)) {
     ++m_ranks;
+    if (const std::string_view host = rank_host(words); !host.empty()) m_hosts.emplace(host);
     return;
   }
   if (starts_test(words)) {
     m_ranks = 0;
+    m_hosts.clear();
     m_table.end();
   }
   if (std::string op = op_named_in(line); !op.empty()) {

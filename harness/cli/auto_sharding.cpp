@@ -1,6 +1,7 @@
 // The plan of `sharding = "auto"`, chosen by prediction.
 
 #include "harness/cli/auto_sharding.hpp"
+#include "harness/cli/described_job.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -203,7 +204,8 @@ std::string choose_auto_shardings(const job::JobSpec& job, std::vector<job::Conf
                      ": sharding = \"auto\" needs a performance model: add [predict] model = "
                      "\"MODEL.h5\" to the job file or give --model MODEL.h5 (scaletune profile, "
                      "then scaletune fit, make one)");
-  const autotune::PerformanceModel model(read_sharding_model(job, model_path));
+  const autotune::PerformanceModel model =
+      job_performance_model(read_sharding_model(job, model_path), job);
   choose_auto_shardings(job, configs, ShardingModel{model, model_path, target, workload});
   const std::string kind(job::device_kind_text(target));
   if (model.device_kind().empty() || model.device_kind() == kind) return "";

@@ -1,4 +1,4 @@
-// scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]
+// scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N] [--nodes N]
 // scaletune import mlperf FILE.csv --out FILE.h5
 #include <algorithm>
 #include <filesystem>
@@ -24,7 +24,7 @@ namespace scaletune::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N]\n"
+    "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N] [--nodes N]\n"
     "       scaletune import mlperf FILE.csv --out FILE.h5";
 
 /// What the command line asks for.
@@ -35,6 +35,7 @@ struct ImportRequest {
   std::string out;
   int ranks = 0;  ///< rank count for every nccl-tests row and OSU collective row; 0: as each
                   ///< log says
+  int nodes = 0;  ///< nodes the ranks of every row ran on; 0: as each log says (OSU: unknown)
 };
 
 /// What one import writes: /collectives rows and /configs groups.
@@ -74,7 +75,7 @@ void expect_distinct(const std::vector<std::string>& logs) {
 }
 
 ImportRequest parse_request(int argc, char** argv) {
-  const Args args = parse_args(argc, argv, 2, "import", {"--out", "--ranks"}, {});
+  const Args args = parse_args(argc, argv, 2, "import", {"--out", "--ranks", "--nodes"}, {});
   if (args.positional.empty()) throw UsageError("no KIND given");
   ImportRequest r;
   parse_kind(args.positional.front(), r);
@@ -91,6 +92,10 @@ ImportRequest parse_request(int argc, char** argv) {
     if (r.mlperf)
       throw UsageError(
           "--ranks applies to nccl-tests and OSU logs only (an MLPerf row gives its own)");
+  }
+  if (args.options.contains("--nodes")) {
+    r.nodes = parse_rank_count("--nodes", args.option("--nodes"));
+    if (r.mlperf) throw UsageError("--nodes applies to nccl-tests and OSU logs only");
   }
   return r;
 }
@@ -125,6 +130,19 @@ ImportedLog read_log(autotune::LogKind kind, const std::string& path, int ranks)
   warn_rank_override(log, ranks);
   log.rows = autotune::with_rank_count(std::move(log.rows), ranks);
   return log;
+}
+
+/// Sets the node count of every row of `log` to `nodes` (> 0; 0 keeps the log's own). Throws
+/// UsageError when a row has fewer ranks than nodes.
+void set_nodes(ImportedLog& log, int nodes) {
+  if (nodes == 0) return;
+  for (results::CollectiveResult& row : log.rows) {
+    if (row.ranks > 0 && row.ranks < nodes)
+      throw UsageError(log.path + ": --nodes " + std::to_string(nodes) + " but its " + row.op +
+                       " rows ran on " + std::to_string(row.ranks) +
+                       " ranks; expected at most one node per rank");
+    row.nodes = nodes;
+  }
 }
 
 /// Warns on stderr when rows of `log` have no rank count (a log without "# Rank" lines).
@@ -243,6 +261,7 @@ int import_logs(const ImportRequest& request, int argc, char** argv) {
   std::vector<ImportedLog> logs;
   for (const std::string& path : request.logs)
     logs.push_back(read_log(request.kind, path, request.ranks));
+  for (ImportedLog& log : logs) set_nodes(log, request.nodes);
   for (const ImportedLog& log : logs) warn_unknown_ranks(log);
   ImportBatch batch;
   for (const ImportedLog& log : logs)

@@ -100,7 +100,8 @@ int print_predicted_plans(const Args& args) {
     throw UsageError(
         "--model predicts embedding sharding plans: only for workload kind dlrm, not " +
         d.job.workload.kind);
-  const autotune::PerformanceModel model(read_sharding_model(d.job, args.option("--model")));
+  const autotune::PerformanceModel model =
+      job_performance_model(read_sharding_model(d.job, args.option("--model")), d.job);
   if (!model.device_kind().empty() && model.device_kind() != d.target_name())
     std::cerr << "scaletune plan: warning: the model was fitted on " << model.device_kind()
               << " devices; the plans are predicted for " << d.target_name() << " devices\n";

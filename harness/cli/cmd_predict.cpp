@@ -238,11 +238,12 @@ int predict(const Args& args, int argc, char** argv) {
     throw UsageError("--model MODEL.h5 is required (or [predict] model in the job file); usage: " +
                      std::string(kUsage));
   const results::ModelSet models = results::read_model_file(model_path);
-  const autotune::PerformanceModel model(models);
+  autotune::PerformanceModel model(models);
   Args described_args = args;
   if (!args.options.contains("--device") && !model.device_kind().empty())
     described_args.options["--device"] = model.device_kind();
   DescribedJob d = load_described_job(described_args);
+  model.set_ranks_per_node(predicted_ranks_per_node(d.job));
   choose_auto_shardings(d.job, d.configs, ShardingModel{model, model_path, d.target, d.workload()});
   const job::DeviceKindRequest asked = d.job.devices.kind;
   const std::string job_kind = asked == job::DeviceKindRequest::cuda   ? "cuda"

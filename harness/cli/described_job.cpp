@@ -44,4 +44,16 @@ DescribedJob load_described_job(const Args& args) {
   return d;
 }
 
+int predicted_ranks_per_node(const job::JobSpec& job) {
+  if (job.slurm.tasks_per_node > 0) return job.slurm.tasks_per_node;
+  return std::max(job.slurm.gpus_per_node, 0);
+}
+
+autotune::PerformanceModel job_performance_model(const results::ModelSet& models,
+                                                 const job::JobSpec& job) {
+  autotune::PerformanceModel model(models);
+  model.set_ranks_per_node(predicted_ranks_per_node(job));
+  return model;
+}
+
 }  // namespace scaletune::cli

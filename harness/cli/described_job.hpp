@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/core/device.hpp"
 #include "harness/core/workload_registry.hpp"
@@ -31,5 +32,13 @@ struct DescribedJob {
 /// Throws job::JobError for a bad job file or a sweep that cannot take N ranks, UsageError for
 /// a bad option value or a job whose workload is not a training workload (collectives).
 DescribedJob load_described_job(const Args& args);
+
+/// Ranks per node the job's predictions place collectives on: its [slurm] tasks_per_node, else
+/// its gpus_per_node, else 0 (the layout of the logs the models were fitted on).
+int predicted_ranks_per_node(const job::JobSpec& job);
+
+/// The models of `models` set up for `job` (ranks placed predicted_ranks_per_node to a node).
+autotune::PerformanceModel job_performance_model(const results::ModelSet& models,
+                                                 const job::JobSpec& job);
 
 }  // namespace scaletune::cli

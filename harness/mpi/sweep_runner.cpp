@@ -9,6 +9,7 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "harness/mpi/config_kinds.hpp"
@@ -149,6 +150,15 @@ std::vector<std::string> rank_lines(const std::optional<results::LaunchRecord>& 
   return lines;
 }
 
+// Distinct hosts the ranks of `launch` ran on (0 without a launch record): the nodes its
+// collective rows record.
+int nodes_of(const std::optional<results::LaunchRecord>& launch) {
+  std::set<std::string> hosts;
+  if (launch)
+    for (const results::RankInfo& r : launch->ranks) hosts.insert(r.host);
+  return static_cast<int>(hosts.size());
+}
+
 // Runs the configuration on this member rank of `sub` by its kind's runner. `launch` is the
 // configuration's launch record (rank 0) or empty (other ranks).
 KindRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
@@ -216,6 +226,7 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
   on_root(world, [&] {
     const std::lock_guard lock(writing);
     result.launch = launch;
+    for (results::CollectiveResult& row : run.rows) row.nodes = nodes_of(launch);
     if (!run.rows.empty()) writer->append_collectives(run.rows);
     writer->write_config(result);
     recorded = true;

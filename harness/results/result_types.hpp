@@ -161,6 +161,7 @@ struct CollectiveResult {
   std::int64_t wrong = -1;  ///< count of wrong elements after verification; -1 unknown
   std::string source;       ///< where the row came from: "scaletune", "nccl-tests", ...
   bool in_place = false;    ///< timed in place (send buffer = receive buffer, NCCL's convention)
+  int nodes = 0;            ///< nodes (hosts) the ranks ran on; 0 unknown
 };
 
 /// One row of /ops: an op microbenchmark of `scaletune profile` (its shape as kernels/describe

@@ -26,6 +26,7 @@ for ranks in (1, 2):
     assert (checked["wrong"] == 0).all(), checked
     assert (rows["time_us"] > 0).all()
     assert set(rows["source"].astype(str)) == {f"scaletune:collectives-r{ranks}-fp32"}
+    assert set(rows["nodes"]) == {1}, set(rows["nodes"])  # every rank on this one host
 g = f["configs/collectives-r2-fp32"]
 assert g.attrs["status"] == b"ok" or g.attrs["status"] == "ok", g.attrs["status"]
 assert list(g["phase_names"].asstr()[()]) == ["all_reduce", "reduce_scatter", "all_gather",

@@ -118,7 +118,17 @@ assert "import nccl-tests" in f.attrs["command_line"] and "--ranks 8" in f.attrs
 t = h5py.File("a3mega4.h5", "r")["collectives"][()]  # all_reduce on 4 ranks: 2(n-1)/n = 1.5
 assert set(t["ranks"]) == {4}
 assert (abs(t["busbw_GBps"] - 1.5 * t["algbw_GBps"]) <= 1e-12 * t["algbw_GBps"]).all()
+assert set(h5py.File("a3mega16.h5", "r")["collectives"]["nodes"]) == {2}  # two hosts ran it
+assert set(h5py.File("fragment8.h5", "r")["collectives"]["nodes"]) == {0}  # no hosts named
 PY
+# --nodes sets the nodes of every row; more nodes than a row's ranks is bad input.
+expect_exit 0 "wrote 4 rows" "$SCALETUNE" import nccl-tests "$fragment" --out fragment2n.h5 --ranks 8 --nodes 2
+"$PYTHON" -c 'import h5py, sys; sys.exit(set(h5py.File("fragment2n.h5", "r")["collectives"]["nodes"]) != {2})' ||
+  fail "--nodes 2 was not stored"
+expect_exit 2 "a3mega_allreduce.log: --nodes 32 but its all_reduce rows ran on 16 ranks" \
+  "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega32.h5 --nodes 32
+[ ! -e a3mega32.h5 ] || fail "--nodes 32 on 16 ranks wrote a3mega32.h5"
+expect_exit 2 "--nodes" "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega0.h5 --nodes 0
 
 # The OSU log; two nccl-tests logs in one call.
 osu="$DATA/osu_gh200_alps_osu_bw_host_and_cuda.log"
@@ -279,7 +289,7 @@ expect_exit 2 "transmit.log:$(grep -n -m 1 '^# Size' "$alltoall" | cut -d: -f1):
 # expect_usage REGEX CMD...: exit 2, REGEX and the usage line.
 expect_usage() {
   expect_exit 2 "$@"
-  expect_match "$out" "^usage: scaletune import nccl-tests\|osu LOG\.\.\. --out FILE\.h5 \[--ranks N\]$" \
+  expect_match "$out" "^usage: scaletune import nccl-tests\|osu LOG\.\.\. --out FILE\.h5 \[--ranks N\] \[--nodes N\]$" \
     "usage line of '${*:2}'"
 }
 expect_usage "unknown KIND 'nccl'; KIND is nccl-tests or osu" "$SCALETUNE" import nccl "$h100" --out x.h5

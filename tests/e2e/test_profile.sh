@@ -110,7 +110,7 @@ expect_match "$out" "geomean \|error\| over 2 measured configurations" "the geom
 expect_match "$out" "[0-9]+ +predicted +resnet50-r32-b32-even-fp32 +32 " "the predicted configuration, marked"
 expect_match "$out" "[0-9]+ +measured +resnet50-r1-b32-even-fp32 +1 " "a measured configuration, marked"
 expect_match "$out" "measure next \(the predicted-best configurations nobody ran\):" "measure next"
-expect_match "$out" "rests on: all_reduce across 8\.\.16 ranks, extrapolated to 32 ranks \(from .*nccl_h100_2node_16gpu_a3mega_allreduce\.log" "the logs the extrapolation rests on"
+expect_match "$out" "rests on: all_reduce across 8\.\.16 ranks \(8 per node, up to 2 nodes\), extrapolated to 32 ranks on 4 nodes \(from .*nccl_h100_2node_16gpu_a3mega_allreduce\.log" "the logs the extrapolation rests on"
 expect_match "$(cat with.md)" "## With predictions" "the report's section"
 "$PYTHON" - <<'PY' || fail "/predictions/configs"
 import h5py
@@ -122,6 +122,12 @@ assert c["flops_per_sample"] > 0 and c["comm_backend"] == "mpi"
 basis = g["basis"][2].decode()
 assert "extrapolated to 32 ranks" in basis, basis
 PY
+# The job's [slurm] layout places the predicted ranks: 4 per node makes 32 ranks 8 nodes.
+cp wide.toml wide4.toml
+printf '\n[slurm]\ntasks_per_node = 4\n' >>wide4.toml
+run_status "$SCALETUNE" predict wide4.toml --model mc.h5
+[ "$status" -eq 0 ] || fail "predict with 4 ranks per node exited $status: $out"
+expect_match "$out" "extrapolated to 32 ranks on 8 nodes, extrapolated to 4 ranks per node" "the job's layout"
 run_status "$SCALETUNE" autotune measured32.h5 --predictions measured32.h5
 [ "$status" -eq 2 ] || fail "autotune with a result file as --predictions exited $status: $out"
 expect_match "$out" "measured32.h5: has no /predictions" "a result file is no prediction file"

@@ -105,6 +105,7 @@ TEST(CollectiveLog, CurrentFormatMultiCollectiveH100) {
   const auto rows = at::parse_nccl_tests_log(text, name);
   ASSERT_EQ(rows.size(), 50u);
   for (const auto& row : rows) EXPECT_EQ(row.ranks, 8);
+  for (const auto& row : rows) EXPECT_EQ(row.nodes, 1);  // every "# Rank" line is on one host
   EXPECT_EQ(rows.front().op, "all_reduce");
   EXPECT_EQ(rows.front().bytes, 33554432);
   EXPECT_EQ(rows.back().op, "sendrecv");
@@ -166,6 +167,7 @@ TEST(CollectiveLog, FragmentWithoutPreambleTakesOpFromCommandLine) {
   for (const auto& row : rows) {
     EXPECT_EQ(row.op, "sendrecv");
     EXPECT_EQ(row.ranks, 0);  // no "# Rank" lines
+    EXPECT_EQ(row.nodes, 0);  // nor hosts
     EXPECT_EQ(row.wrong, 0);
   }
   EXPECT_EQ(rows.front().bytes, 134217728);
@@ -185,6 +187,7 @@ TEST(CollectiveLog, TwoNodeSixteenGpuAllReduce) {
   for (const auto& row : rows) {
     EXPECT_EQ(row.op, "all_reduce");
     EXPECT_EQ(row.ranks, 16);
+    EXPECT_EQ(row.nodes, 2);  // ranks 0-7 on node000000001, 8-15 on node000000002
     EXPECT_EQ(row.dtype, "float");
   }
   EXPECT_EQ(rows.front().bytes, 8);

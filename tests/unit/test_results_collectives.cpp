@@ -35,10 +35,15 @@ CollectiveResult row(const std::string& op, const std::string& dtype, std::int64
           wrong, source};
 }
 
+CollectiveResult on_nodes(CollectiveResult r, int nodes) {
+  r.nodes = nodes;
+  return r;
+}
+
 /// First append: an 8-rank sweep as nccl-tests prints it (sizes above 2^32 check int64).
 std::vector<CollectiveResult> first_rows() {
   return {row("all_reduce", "float32", 8, 8, 19.61, 0, "nccl-tests"),
-          row("all_reduce", "float32", 134'217'728, 8, 1'121.5, 0, "nccl-tests"),
+          on_nodes(row("all_reduce", "float32", 134'217'728, 8, 1'121.5, 0, "nccl-tests"), 2),
           row("all_gather", "bfloat16", 8'589'934'592, 8, 52'113.0, -1, "nccl-tests")};
 }
 
@@ -82,6 +87,7 @@ void expect_same(const std::vector<CollectiveResult>& got,
     EXPECT_EQ(got[i].wrong, want[i].wrong);
     EXPECT_EQ(got[i].source, want[i].source);
     EXPECT_EQ(got[i].in_place, want[i].in_place);
+    EXPECT_EQ(got[i].nodes, want[i].nodes);
   }
 }
 
@@ -274,6 +280,7 @@ TEST(ResultCollectives, HandMadeCompleteTableIsRead) {
   const std::vector<CollectiveResult> rows = read_results(path).collectives;
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_FALSE(rows[0].in_place);  // DESIGN.md's fields only: in_place reads as out of place
+  EXPECT_EQ(rows[0].nodes, 0);     // and the nodes as unknown
 }
 
 TEST(ResultCollectives, MissingFieldIsRejected) {

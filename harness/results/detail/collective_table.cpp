@@ -28,12 +28,13 @@ struct CollectiveRow {
   std::int64_t wrong;
   char* source;
   std::int8_t in_place;
+  int nodes;
 };
 
-/// Compound memory type of CollectiveRow, with DESIGN.md's field names, plus in_place when
-/// `with_in_place`; HDF5 stores it as is and matches fields by name on read (a table written
-/// by another tool with DESIGN.md's fields only reads in_place as 0).
-Datatype collective_row_type(const H5Where& at, bool with_in_place) {
+/// Compound memory type of CollectiveRow, with DESIGN.md's field names, plus in_place and
+/// nodes when `with_extras`; HDF5 stores it as is and matches fields by name on read (a table
+/// written by another tool with DESIGN.md's fields only reads in_place and nodes as 0).
+Datatype collective_row_type(const H5Where& at, bool with_extras) {
   const Datatype text = vlen_string_type(at);
   Datatype row{SCALETUNE_H5(at, H5Tcreate(H5T_COMPOUND, sizeof(CollectiveRow)))};
   const hid_t id = row.id();
@@ -49,8 +50,10 @@ Datatype collective_row_type(const H5Where& at, bool with_in_place) {
   insert("busbw_GBps", offsetof(CollectiveRow, busbw_gbps), native_type<double>());
   insert("wrong", offsetof(CollectiveRow, wrong), native_type<std::int64_t>());
   insert("source", offsetof(CollectiveRow, source), text.id());
-  if (with_in_place)
+  if (with_extras) {
     insert("in_place", offsetof(CollectiveRow, in_place), native_type<std::int8_t>());
+    insert("nodes", offsetof(CollectiveRow, nodes), native_type<int>());
+  }
   return row;
 }
 
@@ -69,7 +72,8 @@ Dataset create_table(hid_t file, const H5Where& root, hid_t type) {
   return dataset;
 }
 
-/// Throws ResultError unless /collectives has DESIGN.md's fields (in_place is optional).
+/// Throws ResultError unless /collectives has DESIGN.md's fields (in_place and nodes are
+/// optional).
 void check_fields(const Dataset& dataset, const H5Where& at) {
   check_compound_fields(dataset, collective_row_type(at, false).id(), at);
 }
@@ -120,7 +124,8 @@ void append_collective_rows(hid_t file, const H5Where& root,
   for (const CollectiveResult& r : rows)
     raw.push_back({const_cast<char*>(r.op.c_str()), const_cast<char*>(r.dtype.c_str()), r.bytes,
                    r.ranks, r.time_us, r.algbw_gbps, r.busbw_gbps, r.wrong,
-                   const_cast<char*>(r.source.c_str()), static_cast<std::int8_t>(r.in_place)});
+                   const_cast<char*>(r.source.c_str()), static_cast<std::int8_t>(r.in_place),
+                   r.nodes});
   const hsize_t start = dims[0];
   const hsize_t count = rows.size();
   const hsize_t total = start + count;
@@ -142,14 +147,15 @@ std::vector<CollectiveResult> read_collective_rows(hid_t file, const H5Where& ro
   check_fields(dataset, at);
   const Datatype type = collective_row_type(at, true);
   std::vector<CollectiveRow> raw(dims[0],
-                                 CollectiveRow{nullptr, nullptr, 0, 0, 0, 0, 0, 0, nullptr, 0});
+                                 CollectiveRow{nullptr, nullptr, 0, 0, 0, 0, 0, 0, nullptr, 0, 0});
   if (!raw.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
   std::vector<CollectiveResult> rows;
   rows.reserve(raw.size());
   for (const CollectiveRow& r : raw)
     rows.push_back({take_string(r.op), take_string(r.dtype), r.bytes, r.ranks, r.time_us,
-                    r.algbw_gbps, r.busbw_gbps, r.wrong, take_string(r.source), r.in_place != 0});
+                    r.algbw_gbps, r.busbw_gbps, r.wrong, take_string(r.source), r.in_place != 0,
+                    r.nodes});
   return rows;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // /collectives: one compound row per collective result (op string, dtype string, bytes int64,
 // ranks int32, time_us float64, algbw_GBps float64, busbw_GBps float64, wrong int64, source
-// string), as DESIGN.md "Result file" names the fields. The dataset is 1-D, chunked and
+// string), as DESIGN.md "Result file" names the fields, plus in_place int8 and nodes int32
+// (optional on read: 0 when a table lacks them). The dataset is 1-D, chunked and
 // extendible, so results can be appended as they come.
 
 #include <vector>

@@ -1,0 +1,154 @@
+// `scaletune fit` on nccl-tests logs that span nodes: the real H100 logs of
+// ../shared/data/nccl-tests (8 GPUs on one node, 16 on two, as their "# Rank ... on HOST" lines
+// say) give an all_reduce model across rank counts with intra- and inter-node terms; the
+// performance model places predicted ranks as those logs were, or as the job says, and names
+// the layout it extrapolates to.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autotune/collective_log.hpp"
+#include "autotune/model_fitting.hpp"
+#include "autotune/performance_model.hpp"
+#include "harness/results/model_file.hpp"
+#include "tests/unit/test_results_data.hpp"
+
+namespace at = scaletune::autotune;
+namespace results = scaletune::results;
+namespace trace = scaletune::trace;
+
+namespace {
+
+/// A result set of the rows of the nccl-tests log `name`.
+results::ResultSet imported(const std::string& name) {
+  const std::filesystem::path path =
+      std::filesystem::path(SCALETUNE_SHARED_DIR) / "data/nccl-tests" / name;
+  std::ifstream in(path);
+  EXPECT_TRUE(in) << "cannot open " << path;
+  std::ostringstream text;
+  text << in.rdbuf();
+  results::ResultSet set;
+  set.path = name + ".h5";
+  set.collectives = at::parse_nccl_tests_log(text.str(), name);
+  return set;
+}
+
+std::vector<results::ResultSet> h100_logs() {
+  return {imported("nccl_h100_1node_8gpu_multi_collective.log"),
+          imported("nccl_h100_2node_16gpu_a3mega_allreduce.log")};
+}
+
+const at::FitLine* report_line(const at::FitResult& fit, const std::string& what) {
+  for (const at::FitLine& line : fit.report)
+    if (line.what == what) return &line;
+  return nullptr;
+}
+
+trace::Collective all_reduce(std::int64_t bytes, int participants) {
+  trace::Collective c;
+  c.op = "all_reduce";
+  c.dtype = "fp32";
+  c.bytes = bytes;
+  c.count = bytes / 4;
+  c.participants = participants;
+  return c;
+}
+
+const results::CollectiveModelRecord* rank_count_record(const results::ModelSet& models) {
+  for (const results::CollectiveModelRecord& r : models.collectives)
+    if (r.op == "all_reduce" && r.form == "rank_count") return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(InterNodeFit, TheH100LogsGiveIntraAndInterNodeTerms) {
+  const at::FitResult fit = at::fit_models(h100_logs());
+  const at::FitLine* line = report_line(fit, "all_reduce across ranks");
+  ASSERT_NE(line, nullptr);
+  EXPECT_EQ(line->model, "rank_count");
+  EXPECT_NE(line->note.find("intra- and inter-node terms (8 ranks per node, up to 2 nodes)"),
+            std::string::npos)
+      << line->note;
+  const results::CollectiveModelRecord* record = rank_count_record(fit.models);
+  ASSERT_NE(record, nullptr);
+  ASSERT_EQ(record->parameters.size(), 8u);
+  const at::RankCountModel m = at::rank_count_model_of(*record);
+  EXPECT_EQ(m.ranks_per_node, 8);
+  EXPECT_EQ(m.max_nodes, 2);
+  EXPECT_GT(m.beta_inter, 0.0);
+}
+
+TEST(InterNodeFit, PredictionsPlaceRanksAsTheLogsOrTheJobSay) {
+  at::PerformanceModel model(at::fit_models(h100_logs()).models);
+  const trace::Collective big = all_reduce(std::int64_t{1} << 28, 64);
+  EXPECT_EQ(model.nodes_for("all_reduce", 64), 8);
+  const std::string basis = model.collective_basis(big);
+  EXPECT_EQ(basis.rfind("all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated "
+                        "to 64 ranks on 8 nodes (from nccl-tests:",
+                        0),
+            0u)
+      << basis;
+  const double eight_per_node = model.collective_time_s(big);
+  const double alpha_steps = model.collective_time_s(all_reduce(8, 64));
+  // Four ranks per node: 16 nodes, more inter-node ring steps at the same bus bandwidth.
+  model.set_ranks_per_node(4);
+  EXPECT_EQ(model.nodes_for("all_reduce", 64), 16);
+  EXPECT_GT(model.collective_time_s(all_reduce(8, 64)), alpha_steps);
+  EXPECT_GT(model.collective_time_s(big), 0.0);
+  EXPECT_NE(eight_per_node, model.collective_time_s(big));
+  EXPECT_NE(model.collective_basis(big).find(
+                "extrapolated to 64 ranks on 16 nodes, extrapolated to 4 ranks per node"),
+            std::string::npos)
+      << model.collective_basis(big);
+  EXPECT_THROW(model.set_ranks_per_node(-1), std::invalid_argument);
+}
+
+TEST(InterNodeFit, ModelsWithinOneNodeSayWhenAJobSpansNodes) {
+  std::vector<results::ResultSet> one_node = {
+      imported("nccl_h100_1node_8gpu_multi_collective.log"),
+      imported("nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log")};
+  at::PerformanceModel model(at::fit_models(one_node).models);
+  EXPECT_EQ(model.nodes_for("all_reduce", 32), 1);
+  model.set_ranks_per_node(8);
+  const std::string basis = model.collective_basis(all_reduce(1 << 20, 32));
+  EXPECT_NE(basis.find("extrapolated as one node for 4 nodes (its rows never spanned nodes)"),
+            std::string::npos)
+      << basis;
+}
+
+TEST(InterNodeFit, TheTermsSurviveTheModelFile) {
+  const results::test::TempDir dir;
+  const at::FitResult fit = at::fit_models(h100_logs());
+  results::ModelSet models = fit.models;
+  models.provenance = results::test::sample_provenance();
+  const std::string path = dir.file("model.h5");
+  results::write_model_file(path, models);
+  const at::PerformanceModel written(models);
+  const at::PerformanceModel read(results::read_model_file(path));
+  for (const int ranks : {4, 24, 64, 512})
+    EXPECT_DOUBLE_EQ(read.collective_time_s(all_reduce(1 << 24, ranks)),
+                     written.collective_time_s(all_reduce(1 << 24, ranks)))
+        << ranks;
+}
+
+TEST(InterNodeFit, OneLevelRecordsOfEarlierModelFilesStillRead) {
+  results::CollectiveModelRecord r;
+  r.op = "all_reduce";
+  r.form = "rank_count";
+  r.parameters = {5.0, 1.0, 1e-5, 0.0};
+  r.min_ranks = 2;
+  r.max_ranks = 8;
+  const at::RankCountModel m = at::rank_count_model_of(r);
+  EXPECT_FALSE(m.spans_nodes());
+  EXPECT_DOUBLE_EQ(m.time_us(4, 1000, 2), 5.0 + 3.0 + 1000 * 1.5 * 1e-5);
+  r.parameters = {5.0, 1.0, 1e-5, 0.0, 1.0, 1e-5, 0.0, 3.0};  // nodes without a layout
+  EXPECT_THROW(at::rank_count_model_of(r), std::invalid_argument);
+  r.parameters = {5.0, 1.0, 1e-5};
+  EXPECT_THROW(at::rank_count_model_of(r), std::invalid_argument);
+}
