@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -138,34 +139,53 @@ std::vector<double> fit_form(OpModelForm form, const std::vector<std::vector<dou
   return form == OpModelForm::affine ? fit_affine(x, t) : fit_power_law(x, t);
 }
 
-/// k-fold cross-validated MAPE of `form` on the points' inputs x and times t.
+/// Index of each point's shape among the distinct shapes of `points`, in first-seen order: the
+/// unit cross-validation holds out, so the copies of one shape timed on several ranks never sit
+/// on both sides of a fold (which would measure the noise between ranks, not new shapes).
+std::vector<std::size_t> shape_groups(std::span<const OpPoint> points) {
+  std::map<std::string, std::size_t> index;
+  std::vector<std::size_t> out;
+  for (const OpPoint& p : points)
+    out.push_back(index.try_emplace(trace::shape_text(p.op.shape), index.size()).first->second);
+  return out;
+}
+
+/// k-fold cross-validated MAPE of `form` on the points' inputs x and times t, the folds made of
+/// whole shapes (`groups`: each point's shape, shape_groups) after a fixed shuffle.
 double cross_validate(OpModelForm form, const std::vector<std::vector<double>>& x,
-                      const std::vector<double>& t, int folds) {
-  std::vector<std::size_t> order(x.size());
+                      const std::vector<double>& t, const std::vector<std::size_t>& groups,
+                      int folds) {
+  const std::size_t shapes = *std::ranges::max_element(groups) + 1;
+  std::vector<std::size_t> order(shapes);
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::shuffle(order.begin(), order.end(), std::mt19937_64(7));
-  const auto k = static_cast<std::size_t>(std::clamp<int>(folds, 2, static_cast<int>(x.size())));
+  std::vector<std::size_t> fold_of(shapes);
+  for (std::size_t i = 0; i < shapes; ++i) fold_of[order[i]] = i;
+  const auto k = static_cast<std::size_t>(std::clamp<int>(folds, 2, static_cast<int>(shapes)));
+  for (std::size_t& f : fold_of) f %= k;
   double error = 0.0;
   for (std::size_t fold = 0; fold < k; ++fold) {
     std::vector<std::vector<double>> fx;
     std::vector<double> ft;
-    for (std::size_t i = 0; i < order.size(); ++i)
-      if (i % k != fold) {
-        fx.push_back(x[order[i]]);
-        ft.push_back(t[order[i]]);
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (fold_of[groups[i]] != fold) {
+        fx.push_back(x[i]);
+        ft.push_back(t[i]);
       }
     const std::vector<double> w = fit_form(form, fx, ft);
-    for (std::size_t i = fold; i < order.size(); i += k)
-      error += std::abs(evaluate(form, w, x[order[i]]) - t[order[i]]) / t[order[i]];
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (fold_of[groups[i]] == fold) error += std::abs(evaluate(form, w, x[i]) - t[i]) / t[i];
   }
   return error / static_cast<double>(x.size());
 }
 
 void check_points(std::span<const OpPoint> points) {
-  if (points.size() < 4)
+  const std::size_t shapes = points.empty() ? 0 : std::ranges::max(shape_groups(points)) + 1;
+  if (shapes < 4)
     throw std::invalid_argument(
         "op model of " + (points.empty() ? std::string("an op") : points.front().op.op) + ": " +
-        std::to_string(points.size()) + " points; a model needs at least 4 profiled shapes");
+        std::to_string(points.size()) + " points of " + std::to_string(shapes) +
+        " shapes; a model needs at least 4 profiled shapes");
   for (const OpPoint& p : points) {
     if (p.op.op != points.front().op.op || p.op.dtype != points.front().op.dtype)
       throw std::invalid_argument("op model of " + points.front().op.op + " " +
@@ -250,6 +270,7 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
   best.points = static_cast<int>(points.size());
   std::vector<double> t;
   for (const OpPoint& p : points) t.push_back(p.time_s);
+  const std::vector<std::size_t> groups = shape_groups(points);
   double errors[2] = {0.0, 0.0};
   std::vector<std::string> names[2];
   for (OpModelForm form : {OpModelForm::affine, OpModelForm::power_law}) {
@@ -257,7 +278,7 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
     names[f] = input_names(form, points.front().op);
     std::vector<std::vector<double>> x;
     for (const OpPoint& p : points) x.push_back(inputs_of(form, names[f], p.op));
-    errors[f] = cross_validate(form, x, t, folds);
+    errors[f] = cross_validate(form, x, t, groups, folds);
   }
   best.form = errors[1] < errors[0] ? OpModelForm::power_law : OpModelForm::affine;
   const int f = static_cast<int>(best.form);

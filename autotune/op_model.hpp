@@ -65,10 +65,12 @@ struct OpModel {
   double range_value(const trace::ComputeOp& call, std::size_t i) const;
 };
 
-/// Fits both forms to `points` (one op kind and dtype, at least 4 points, times > 0) and keeps
-/// the one with the lower `folds`-fold cross-validated MAPE (folds by point index modulo k after
-/// a fixed shuffle), refitted on every point. Throws std::invalid_argument naming the op when
-/// points are fewer than 4, mix op kinds or dtypes, or lack a shape field the first one has.
+/// Fits both forms to `points` (one op kind and dtype, at least 4 distinct shapes, times > 0)
+/// and keeps the one with the lower `folds`-fold cross-validated MAPE, refitted on every point.
+/// The folds hold out whole shapes (every point of a shape, e.g. its timings on several ranks,
+/// in one fold; shapes shuffled with a fixed seed), so the error is that on shapes the fit never
+/// saw. Throws std::invalid_argument naming the op when the points have fewer than 4 shapes, mix
+/// op kinds or dtypes, or lack a shape field the first one has.
 OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_kind,
                      int folds = 5);
 

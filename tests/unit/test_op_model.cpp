@@ -109,14 +109,57 @@ TEST(OpModel, PowerLawTimesAreRecovered) {
   EXPECT_LT(model.cv_mape, 0.02);
 }
 
-TEST(OpModel, RefusesTooFewOrMixedPoints) {
-  std::vector<OpPoint> three(3, {synthetic(8, 1, 1), 1e-6});
-  EXPECT_THROW(fit_op_model(three, "host"), std::invalid_argument);
-  std::vector<OpPoint> mixed(4, {synthetic(8, 1, 1), 1e-6});
+/// `n` points of distinct shapes (numel 8, 16, ...) taking `time_s` each.
+std::vector<OpPoint> distinct_points(int n, double time_s) {
+  std::vector<OpPoint> out;
+  for (int i = 0; i < n; ++i) out.push_back({synthetic(std::int64_t{8} << i, 1, 1), time_s});
+  return out;
+}
+
+/// The message fit_op_model throws for `points`; "" when it fits them.
+std::string fit_error(const std::vector<OpPoint>& points) {
+  try {
+    fit_op_model(points, "host");
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(OpModel, RefusesTooFewShapesOrMixedPoints) {
+  EXPECT_NE(fit_error(distinct_points(3, 1e-6)).find("3 points of 3 shapes"), std::string::npos);
+  // Four points, but two shapes each timed on two ranks: too few shapes.
+  const std::vector<OpPoint> shapes = distinct_points(2, 1e-6);
+  std::vector<OpPoint> two_shapes = shapes;
+  two_shapes.insert(two_shapes.end(), shapes.begin(), shapes.end());
+  EXPECT_NE(fit_error(two_shapes).find("4 points of 2 shapes; a model needs at least 4"),
+            std::string::npos)
+      << fit_error(two_shapes);
+  std::vector<OpPoint> mixed = distinct_points(4, 1e-6);
   mixed[2].op.op = "other";
-  EXPECT_THROW(fit_op_model(mixed, "host"), std::invalid_argument);
-  std::vector<OpPoint> zero(4, {synthetic(8, 1, 1), 0.0});
-  EXPECT_THROW(fit_op_model(zero, "host"), std::invalid_argument);
+  EXPECT_NE(fit_error(mixed).find("a point of other fp32"), std::string::npos) << fit_error(mixed);
+  EXPECT_NE(fit_error(distinct_points(4, 0.0)).find("expected > 0"), std::string::npos);
+}
+
+TEST(OpModel, CrossValidationHoldsOutWholeShapes) {
+  // Each shape timed once, or on two ranks with the same times: when a fold holds out every
+  // copy of a shape, the copies change nothing (the fits weigh every training shape twice and
+  // every held-out shape counts twice), so the errors are equal. Folds of single points would
+  // keep one copy in the fit and test on the other.
+  std::vector<OpPoint> once;
+  for (std::int64_t n = 1024; n <= (1 << 20); n *= 2)
+    once.push_back({synthetic(n, 2.0 * n, 12.0 * n),
+                    (5e-6 + 1e-9 * static_cast<double>(n)) * (1.0 + 0.3 * std::sin(double(n)))});
+  std::vector<OpPoint> twice;
+  for (const OpPoint& p : once) {
+    twice.push_back(p);
+    twice.push_back(p);
+  }
+  const OpModel a = fit_op_model(once, "host");
+  const OpModel b = fit_op_model(twice, "host");
+  EXPECT_GT(a.cv_mape, 0.01);  // the noise makes held-out shapes miss
+  EXPECT_NEAR(b.cv_mape, a.cv_mape, 1e-9 * a.cv_mape);
+  EXPECT_NEAR(b.other_cv_mape, a.other_cv_mape, 1e-9 * a.other_cv_mape);
 }
 
 }  // namespace
