@@ -16,6 +16,7 @@
 #include "autotune/model_fitting.hpp"
 #include "autotune/performance_model.hpp"
 #include "harness/results/model_file.hpp"
+#include "tests/support/fit_helpers.hpp"
 #include "tests/unit/test_results_data.hpp"
 
 namespace at = scaletune::autotune;
@@ -23,6 +24,9 @@ namespace results = scaletune::results;
 namespace trace = scaletune::trace;
 
 namespace {
+
+using scaletune::testing_support::all_reduce;
+using scaletune::testing_support::report_line;
 
 /// A result set of the rows of the nccl-tests log `name`.
 results::ResultSet imported(const std::string& name) {
@@ -41,22 +45,6 @@ results::ResultSet imported(const std::string& name) {
 std::vector<results::ResultSet> h100_logs() {
   return {imported("nccl_h100_1node_8gpu_multi_collective.log"),
           imported("nccl_h100_2node_16gpu_a3mega_allreduce.log")};
-}
-
-const at::FitLine* report_line(const at::FitResult& fit, const std::string& what) {
-  for (const at::FitLine& line : fit.report)
-    if (line.what == what) return &line;
-  return nullptr;
-}
-
-trace::Collective all_reduce(std::int64_t bytes, int participants) {
-  trace::Collective c;
-  c.op = "all_reduce";
-  c.dtype = "fp32";
-  c.bytes = bytes;
-  c.count = bytes / 4;
-  c.participants = participants;
-  return c;
 }
 
 const results::CollectiveModelRecord* rank_count_record(const results::ModelSet& models) {

@@ -13,12 +13,16 @@
 #include "autotune/collective_log.hpp"
 #include "autotune/model_fitting.hpp"
 #include "autotune/performance_model.hpp"
+#include "tests/support/fit_helpers.hpp"
 
 namespace at = scaletune::autotune;
 namespace results = scaletune::results;
 namespace trace = scaletune::trace;
 
 namespace {
+
+using scaletune::testing_support::all_reduce;
+using scaletune::testing_support::report_line;
 
 const std::string k_data_dir = SCALETUNE_SOURCE_DIR "/tests/data/osu/";
 
@@ -32,22 +36,6 @@ results::ResultSet imported(const std::string& name, int ranks) {
   set.path = name + ".h5";
   set.collectives = at::parse_osu_log(text.str(), name, ranks);
   return set;
-}
-
-const at::FitLine* report_line(const at::FitResult& fit, const std::string& what) {
-  for (const at::FitLine& line : fit.report)
-    if (line.what == what) return &line;
-  return nullptr;
-}
-
-trace::Collective all_reduce(std::int64_t bytes, int participants) {
-  trace::Collective c;
-  c.op = "all_reduce";
-  c.dtype = "fp32";
-  c.bytes = bytes;
-  c.count = bytes / 4;
-  c.participants = participants;
-  return c;
 }
 
 }  // namespace
