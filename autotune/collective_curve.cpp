@@ -32,17 +32,24 @@ CollectiveCurve curve_of(const Parameters& p, const std::string& op, int ranks, 
           .residuals = {}};
 }
 
+int nodes_of(const CollectiveRow& row) {
+  return std::max(row.nodes, 1);
+}
+
 std::string what(const CollectiveRow& row) {
-  return row.op + " on " + std::to_string(row.ranks) + " ranks";
+  return row.op + " on " + std::to_string(row.ranks) + " ranks" +
+         (nodes_of(row) > 1 ? " of " + std::to_string(row.nodes) + " nodes" : "");
 }
 
 void check_rows(std::span<const CollectiveRow> rows) {
   if (rows.empty()) throw std::invalid_argument("fit_collective_curve: no rows");
   std::set<std::int64_t> sizes;
   for (const CollectiveRow& row : rows) {
-    if (row.op != rows.front().op || row.ranks != rows.front().ranks)
+    if (row.op != rows.front().op || row.ranks != rows.front().ranks ||
+        nodes_of(row) != nodes_of(rows.front()))
       throw std::invalid_argument("fit_collective_curve: rows of " + what(rows.front()) +
-                                  " and of " + what(row) + "; fit one op at one rank count");
+                                  " and of " + what(row) +
+                                  "; fit one op at one rank count on one node count");
     if (row.bytes < 1 || !(row.time_us > 0.0))
       throw std::invalid_argument("fit_collective_curve: " + what(row) + ": a row of " +
                                   std::to_string(row.bytes) + " bytes in " +
@@ -125,6 +132,7 @@ CollectiveCurve fit_collective_curve(std::span<const CollectiveRow> rows) {
   dlib::solve_least_squares_lm(dlib::objective_delta_stop_strategy(1e-12, 500), residual,
                                dlib::derivative(residual), samples, p);
   CollectiveCurve curve = curve_of(p, first.op, first.ranks, factor);
+  curve.nodes = nodes_of(first);
   std::ranges::stable_sort(samples, {}, &Sample::first);
   double sum = 0.0;
   for (const Sample& s : samples) {

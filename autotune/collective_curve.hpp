@@ -24,6 +24,7 @@ namespace scaletune::autotune {
 struct CollectiveCurve {
   std::string op;            ///< as the rows name it ("all_reduce", ...)
   int ranks = 0;             ///< rank count of the rows
+  int nodes = 1;             ///< nodes the rows' ranks ran on (rows of unknown nodes: 1)
   double bus_factor = 1.0;   ///< results::bus_factor(op, ranks), 1 for ops without one
   double floor_us = 0.0;     ///< > 0
   double peak_gbps = 0.0;    ///< > 0
@@ -47,8 +48,8 @@ struct CollectiveCurve {
 /// Fits the curve to `rows` (one op at one rank count; at least 4 rows of distinct sizes >= 1
 /// byte, time_us > 0; a size given twice keeps its first row's residual) by Levenberg-Marquardt
 /// (dlib::solve_least_squares_lm) on the logarithm of the time, so every size weighs the same.
-/// Throws std::invalid_argument naming the op and rank count when the rows mix ops or rank counts,
-/// are too few, or have a size below 1 byte.
+/// Throws std::invalid_argument naming the op and rank count when the rows mix ops, rank counts
+/// or node counts (0, unknown, counts as 1), are too few, or have a size below 1 byte.
 CollectiveCurve fit_collective_curve(std::span<const CollectiveRow> rows);
 
 /// Mean absolute percentage error of `curve` on `rows`: mean of |predicted - measured| /

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "autotune/collective_curve.hpp"
 #include "autotune/op_model.hpp"
@@ -36,7 +37,7 @@ void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
         groups[{row.op, row.dtype, device_kind_of(row.device)}].push_back(point_of(row));
   for (const auto& [key, points] : groups) {
     const auto& [op, dtype, kind] = key;
-    FitLine line{op + " " + dtype + " " + kind, static_cast<int>(points.size()), "", 0.0, ""};
+    FitLine line{op + " " + dtype + " " + kind, static_cast<int>(points.size()), "", {}, ""};
     try {
       const OpModel model = fit_op_model(points, kind);
       line.model = op_model_form_name(model.form);
@@ -80,6 +81,7 @@ results::CollectiveModelRecord curve_record(const CollectiveCurve& c,
   r.op = c.op;
   r.form = "curve";
   r.ranks = c.ranks;
+  r.nodes = c.nodes;
   r.parameters = {c.bus_factor, c.floor_us, c.peak_gbps, c.slope, c.mid_log2, c.fit_rms_log};
   r.log2_sizes = c.log2_sizes;
   r.residuals = c.residuals;
@@ -92,11 +94,18 @@ results::CollectiveModelRecord curve_record(const CollectiveCurve& c,
   return r;
 }
 
-void fit_curve(const std::string& op, int ranks, const std::vector<CollectiveRow>& all,
-               FitResult& out) {
+/// A curve's group of rows: op, rank count, nodes (unknown, 0, counted as 1).
+using CurveKey = std::tuple<std::string, int, int>;
+
+void fit_curve(const CurveKey& key, const std::vector<CollectiveRow>& all, FitResult& out) {
+  const auto& [op, ranks, nodes] = key;
   const std::vector<CollectiveRow> rows = by_size(all);
-  FitLine line{op + " on " + std::to_string(ranks) + " ranks", static_cast<int>(rows.size()), "",
-               0.0, ""};
+  FitLine line{op + " on " + std::to_string(ranks) + " ranks" +
+                   (nodes > 1 ? " of " + std::to_string(nodes) + " nodes" : ""),
+               static_cast<int>(rows.size()),
+               "",
+               {},
+               ""};
   try {
     std::vector<CollectiveRow> even, odd;
     for (std::size_t i = 0; i < rows.size(); ++i) (i % 2 == 0 ? even : odd).push_back(rows[i]);
@@ -106,7 +115,7 @@ void fit_curve(const std::string& op, int ranks, const std::vector<CollectiveRow
     const CollectiveCurve curve = fit_collective_curve(rows);
     out.models.collectives.push_back(curve_record(curve, rows, error));
     line.model = "curve";
-    line.error = error;
+    if (rows.size() >= 8) line.error = error;
   } catch (const std::invalid_argument& e) {
     line.note = e.what();
   }
@@ -165,7 +174,7 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
   const std::set<int>& counts = family.counts;
   const std::vector<CollectiveRow>& multi = family.rows;
   if (counts.size() < 2 || !results::has_bus_factor(op)) return;
-  FitLine line{op + " across ranks", static_cast<int>(multi.size()), "", 0.0, left_out};
+  FitLine line{op + " across ranks", static_cast<int>(multi.size()), "", {}, left_out};
   try {
     const RankCountModel m = fit_rank_count_model(multi);
     results::CollectiveModelRecord r;
@@ -186,7 +195,7 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
     r.sources = sources_of(multi);
     out.models.collectives.push_back(r);
     line.model = "rank_count";
-    line.error = r.held_out_mape;
+    if (counts.size() >= 3) line.error = r.held_out_mape;
     std::vector<std::string> notes;
     if (m.spans_nodes())
       notes.push_back("intra- and inter-node terms (" + std::to_string(m.ranks_per_node) +
@@ -203,15 +212,15 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
 
 void fit_collectives(const std::vector<results::ResultSet>& inputs, FitResult& out) {
   std::map<std::string, std::vector<CollectiveRow>> by_op;
-  std::map<std::pair<std::string, int>, std::vector<CollectiveRow>> by_op_ranks;
+  std::map<CurveKey, std::vector<CollectiveRow>> by_layout;
   for (const results::ResultSet& set : inputs)
     for (const results::CollectiveResult& r : set.collectives)
       if (usable(r)) {
         by_op[r.op].push_back(r);
-        by_op_ranks[{r.op, r.ranks}].push_back(r);
+        by_layout[{r.op, r.ranks, std::max(r.nodes, 1)}].push_back(r);
       }
-  for (const auto& [key, rows] : by_op_ranks)
-    if (key.second >= 2) fit_curve(key.first, key.second, rows, out);
+  for (const auto& [key, rows] : by_layout)
+    if (std::get<1>(key) >= 2) fit_curve(key, rows, out);
   for (const auto& [op, rows] : by_op) fit_rank_counts(op, rows, out);
 }
 

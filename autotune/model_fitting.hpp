@@ -3,6 +3,7 @@
 // /collectives tables of profiles, benchmark runs and imported nccl-tests or OSU logs, each
 // with the error it makes on what it was not fitted on.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,8 @@ struct FitLine {
   std::string what;    ///< "gemm fp32 host", "all_reduce on 2 ranks", "all_reduce across ranks"
   int points = 0;      ///< rows fitted
   std::string model;   ///< "affine", "power_law", "curve", "rank_count"; empty when none
-  double error = 0.0;  ///< held-out MAPE (op models: cross-validated), fraction
+  /// Held-out MAPE (op models: cross-validated), fraction; none when nothing could be held out
+  std::optional<double> error;
   std::string note;    ///< the other form's error, or why nothing was fitted
 };
 
@@ -30,14 +32,15 @@ struct FitResult {
 std::string device_kind_of(const std::string& device);
 
 /// Fits every op kind and dtype per device kind with at least 4 timed shapes (op_model.hpp),
-/// every collective op and rank count with at least 4 sizes (three-region curve: fitted on
-/// every other size, its error on the rest, then refitted on all) and, for ops with a bus
-/// factor measured on at least 2 rank counts >= 2, the model across rank counts (its error:
-/// each rank count left out in turn, when there are 3 or more), fitted either on scaletune's own
-/// rows or on imported logs, never both (the family with more rank counts; ties: the imported
-/// logs; the report's note names what was left out). Rows that were wrong (wrong >
-/// 0), in place, or of no bytes or time are left out. Throws std::invalid_argument when the
-/// inputs hold no /ops and no /collectives rows at all.
+/// every collective op, rank count and node count (rows of unknown nodes counted as one node:
+/// rows of one rank count measured on other nodes are other curves) with at least 4 sizes
+/// (three-region curve: fitted on every other size, its error on the rest, then refitted on
+/// all) and, for ops with a bus factor measured on at least 2 rank counts >= 2, the model
+/// across rank counts (its error: each rank count left out in turn, when there are 3 or more),
+/// fitted either on scaletune's own rows or on imported logs, never both (the family with more
+/// rank counts; ties: the imported logs; the report's note names what was left out). Rows that
+/// were wrong (wrong > 0), in place, or of no bytes or time are left out. Throws
+/// std::invalid_argument when the inputs hold no /ops and no /collectives rows at all.
 FitResult fit_models(const std::vector<results::ResultSet>& inputs);
 
 }  // namespace scaletune::autotune

@@ -49,6 +49,7 @@ CollectiveCurve curve_of(const results::CollectiveModelRecord& r) {
   CollectiveCurve c;
   c.op = r.op;
   c.ranks = r.ranks;
+  c.nodes = r.nodes;
   c.bus_factor = r.parameters[0];
   c.floor_us = r.parameters[1];
   c.peak_gbps = r.parameters[2];
@@ -92,9 +93,10 @@ PerformanceModel::PerformanceModel(const results::ModelSet& models) {
     m_ops.emplace(std::make_pair(r.op, r.dtype), op_model_of(r));
   }
   for (const results::CollectiveModelRecord& r : models.collectives) {
-    m_sources[{r.op, r.form == "curve" ? r.ranks : 0}] = r.sources;
-    if (r.form == "curve")
-      m_curves.emplace(std::make_pair(r.op, r.ranks), curve_of(r));
+    const bool curve = r.form == "curve";
+    m_sources[{r.op, curve ? r.ranks : 0, curve ? r.nodes : 1}] = r.sources;
+    if (curve)
+      m_curves.emplace(std::make_tuple(r.op, r.ranks, r.nodes), curve_of(r));
     else if (r.form == "rank_count")
       m_rank_models.emplace(r.op, rank_count_model_of(r));
     else
@@ -122,19 +124,27 @@ bool PerformanceModel::extrapolates(const trace::ComputeOp& op) const {
   return op_model(op).extrapolates(op);
 }
 
-std::pair<std::string, const CollectiveCurve*> PerformanceModel::curve_for(const std::string& op,
-                                                                           int ranks) const {
-  for (const std::string& name : {op, uniform_op(op)}) {
-    const auto it = m_curves.find({name, ranks});
-    if (it != m_curves.end()) return {name, &it->second};
-  }
-  for (const std::string& name : {op, uniform_op(op)})
+const CollectiveCurve* PerformanceModel::curve_at(const std::string& op, int ranks,
+                                                  int nodes) const {
+  const auto it = m_curves.lower_bound({op, ranks, nodes});
+  if (it == m_curves.end() || std::get<0>(it->first) != op || std::get<1>(it->first) != ranks)
+    return nullptr;
+  return nodes == 0 || std::get<2>(it->first) == nodes ? &it->second : nullptr;
+}
+
+PerformanceModel::Source PerformanceModel::source_for(const std::string& op, int ranks) const {
+  const std::string uniform = uniform_op(op);
+  for (const std::string& name : {op, uniform})
+    if (const CollectiveCurve* c = curve_at(name, ranks, nodes_for(name, ranks))) return {name, c};
+  for (const std::string& name : {op, uniform})
     if (m_rank_models.contains(name)) return {name, nullptr};
+  for (const std::string& name : {op, uniform})
+    if (const CollectiveCurve* c = curve_at(name, ranks, 0)) return {name, c};
   throw MissingCollectiveModel("the model has no " + op + " model on " + std::to_string(ranks) +
                                " ranks nor one across rank counts; profile on " +
                                std::to_string(ranks) + " ranks (mpirun -np " +
                                std::to_string(ranks) +
-                               " scaletune profile), or import nccl-tests or OSU logs of " + op +
+                               " scaletune profile), or import nccl-tests or OSU logs of " + uniform +
                                " on several rank counts, then fit again");
 }
 
@@ -142,7 +152,7 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
   if (c.participants <= 1) return 0.0;
   const double bytes =
       std::max<double>(c.op == "barrier" ? 8.0 : static_cast<double>(c.bytes), 1.0);
-  const auto [op, curve] = curve_for(c.op, c.participants);
+  const auto [op, curve] = source_for(c.op, c.participants);
   if (curve != nullptr) return curve->time_us(bytes) * 1e-6;
   return std::max(
              m_rank_models.at(op).time_us(c.participants, bytes, nodes_for(op, c.participants)),
@@ -152,37 +162,49 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
 
 std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
   if (c.participants <= 1) return "one rank: no communication";
-  const auto [op, curve] = curve_for(c.op, c.participants);
-  const auto from = [&](int ranks) {
-    const std::string& files = m_sources.at({op, ranks});
+  const auto [op, curve] = source_for(c.op, c.participants);
+  const auto from = [&](int ranks, int nodes) {
+    const std::string& files = m_sources.at({op, ranks, nodes});
     return files.empty() ? std::string() : " (from " + files + ")";
   };
-  if (curve != nullptr)
+  if (curve != nullptr) {
+    const int nodes = nodes_for(op, c.participants);
     return op + " curve at " + std::to_string(c.participants) + " ranks" +
+           (curve->nodes != nodes
+                ? ", measured on " +
+                      detail::counted(static_cast<std::size_t>(curve->nodes), "node") +
+                      ", placed on " + std::to_string(nodes)
+                : "") +
            (curve->extrapolates(std::max<double>(static_cast<double>(c.bytes), 1.0))
                 ? ", extrapolated outside its fitted sizes of " +
                       detail::significant(std::exp2(curve->log2_sizes.front()), 3) + ".." +
                       detail::significant(std::exp2(curve->log2_sizes.back()), 3) + " bytes"
                 : "") +
-           from(c.participants);
-  const RankCountModel& m = m_rank_models.at(op);
-  const int nodes = nodes_for(op, c.participants);
-  std::string text =
-      op + " across " + std::to_string(m.min_ranks) + ".." + std::to_string(m.max_ranks) + " ranks";
+           from(c.participants, curve->nodes);
+  }
+  return rank_count_basis(m_rank_models.at(op), c.participants) + from(0, 1);
+}
+
+std::string PerformanceModel::rank_count_basis(const RankCountModel& m, int ranks) const {
+  const int nodes = nodes_for(m.op, ranks);
+  const int per_node = (ranks + nodes - 1) / nodes;  // the most on one node
+  std::string text = m.op + " across " + std::to_string(m.min_ranks) + ".." +
+                     std::to_string(m.max_ranks) + " ranks";
   if (m.spans_nodes())
     text += " (" + std::to_string(m.ranks_per_node) + " per node, up to " +
-            std::to_string(m.max_nodes) + " nodes)";
-  const bool beyond = c.participants > m.max_ranks || c.participants < m.min_ranks ||
-                      (m.spans_nodes() && nodes > m.max_nodes);
-  if (beyond)
-    text += ", extrapolated to " + std::to_string(c.participants) + " ranks" +
-            (m.spans_nodes() ? " on " + std::to_string(nodes) + " nodes" : "");
-  if (m.spans_nodes() && nodes > 1 && m_ranks_per_node > 0 && m_ranks_per_node != m.ranks_per_node)
-    text += ", extrapolated to " + std::to_string(m_ranks_per_node) + " ranks per node";
-  if (!m.spans_nodes() && m_ranks_per_node > 0 && c.participants > m_ranks_per_node)
-    text += ", extrapolated as one node for " + std::to_string(nodes) +
-            " nodes (its rows never spanned nodes)";
-  return text + from(0);
+            detail::counted(static_cast<std::size_t>(m.max_nodes), "node") + ")";
+  const std::string on_nodes =
+      " on " + detail::counted(static_cast<std::size_t>(nodes), "node") +
+      (ranks % nodes != 0 ? " of up to " + std::to_string(per_node) + " ranks" : "");
+  if (ranks > m.max_ranks || ranks < m.min_ranks || (m.spans_nodes() && nodes > m.max_nodes))
+    text +=
+        ", extrapolated to " + std::to_string(ranks) + " ranks" + (m.spans_nodes() ? on_nodes : "");
+  if (m.spans_nodes() && per_node != m.ranks_per_node && (nodes > 1 || per_node > m.ranks_per_node))
+    text += ", extrapolated to " + std::to_string(per_node) + " ranks per node";
+  if (!m.spans_nodes() && nodes > 1)
+    text += ", extrapolated as one node for " + std::to_string(ranks) + " ranks" + on_nodes +
+            " (its rows never spanned nodes)";
+  return text;
 }
 
 void PerformanceModel::set_ranks_per_node(int ranks_per_node) {
@@ -194,8 +216,9 @@ void PerformanceModel::set_ranks_per_node(int ranks_per_node) {
 
 int PerformanceModel::nodes_for(const std::string& op, int ranks) const {
   const auto it = m_rank_models.find(op);
-  if (it == m_rank_models.end()) return 1;
-  const int per_node = m_ranks_per_node > 0 ? m_ranks_per_node : it->second.ranks_per_node;
+  const int per_node = m_ranks_per_node > 0        ? m_ranks_per_node
+                       : it != m_rank_models.end() ? it->second.ranks_per_node
+                                                   : 0;
   return per_node > 0 ? (ranks + per_node - 1) / per_node : 1;
 }
 

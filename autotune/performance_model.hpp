@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -56,11 +57,13 @@ class PerformanceModel {
   bool extrapolates(const trace::ComputeOp& op) const;
   /// The collective's time once all participants have joined, s: 0 on one rank; the curve of
   /// its op (v-ops: of the uniform op where the file has no curve of their own; barrier: an
-  /// 8-byte all_reduce) at its rank count, else the op's model across rank counts. Throws
-  /// MissingCollectiveModel when neither exists.
+  /// 8-byte all_reduce) at its rank count on the nodes nodes_for places it on, else the op's
+  /// model across rank counts, else a curve at its rank count on other nodes. Throws
+  /// MissingCollectiveModel when none exists.
   double collective_time_s(const trace::Collective& c) const;
   /// Which model timed `c`, what it extrapolates from and the files it was fitted on:
-  /// "alltoall curve at 2 ranks (from profile.h5)", "all_reduce across 2..8 ranks,
+  /// "alltoall curve at 2 ranks (from profile.h5)", "all_reduce curve at 16 ranks, measured on
+  /// 2 nodes, placed on 1 (from nccl.h5)", "all_reduce across 2..8 ranks,
   /// extrapolated to 64 ranks (from nccl.h5)" or, for a model with inter-node terms,
   /// "all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated to 64 ranks on 8
   /// nodes (from nccl.h5)"; the files are left out where the model file does not name them.
@@ -70,13 +73,25 @@ class PerformanceModel {
   /// those models were fitted on were placed (one node when none spanned nodes). Throws
   /// std::invalid_argument when ranks_per_node < 0.
   void set_ranks_per_node(int ranks_per_node);
-  /// Nodes `ranks` ranks take for the model across rank counts of `op` (1 without one).
+  /// Nodes `ranks` ranks of `op` are placed on: ceil(ranks / ranks per node) with
+  /// set_ranks_per_node's, else with that of the multi-node rows of op's model across rank
+  /// counts; 1 when neither gives a layout.
   int nodes_for(const std::string& op, int ranks) const;
 
  private:
   const OpModel& op_model(const trace::ComputeOp& op) const;
-  /// The op whose models time `op` at `ranks`, and the curve if there is one.
-  std::pair<std::string, const CollectiveCurve*> curve_for(const std::string& op, int ranks) const;
+  /// The models that time a collective: the op whose models do, and its curve (null: the model
+  /// across rank counts).
+  struct Source {
+    std::string op;
+    const CollectiveCurve* curve = nullptr;
+  };
+  /// The models that time `op` at `ranks` (collective_time_s's order); MissingCollectiveModel.
+  Source source_for(const std::string& op, int ranks) const;
+  /// The curve of `op` at `ranks` on `nodes` nodes (nodes 0: on any, the fewest), else null.
+  const CollectiveCurve* curve_at(const std::string& op, int ranks, int nodes) const;
+  /// collective_basis of `ranks` ranks timed by the model across rank counts `m`, without files.
+  std::string rank_count_basis(const RankCountModel& m, int ranks) const;
 
   std::string m_device_kind;
   int m_ranks_per_node = 0;  ///< set_ranks_per_node's; 0: the models' own
@@ -90,11 +105,11 @@ class PerformanceModel {
     }
   };
   std::map<std::pair<std::string, std::string>, OpModel, OpKeyLess> m_ops;  ///< (op, dtype)
-  std::map<std::pair<std::string, int>, CollectiveCurve> m_curves;          ///< (op, ranks)
+  std::map<std::tuple<std::string, int, int>, CollectiveCurve> m_curves;    ///< (op, ranks, nodes)
   std::map<std::string, RankCountModel> m_rank_models;                      ///< op
-  /// The files each collective model was fitted on: (op, ranks) of a curve, (op, 0) of a model
-  /// across rank counts
-  std::map<std::pair<std::string, int>, std::string> m_sources;
+  /// The files each collective model was fitted on: (op, ranks, nodes) of a curve, (op, 0, 1) of
+  /// a model across rank counts
+  std::map<std::tuple<std::string, int, int>, std::string> m_sources;
 };
 
 }  // namespace scaletune::autotune

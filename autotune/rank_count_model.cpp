@@ -28,30 +28,30 @@ int nodes_of(const CollectiveRow& row) {
 }
 
 void check_rows(std::span<const CollectiveRow> rows) {
-  if (rows.empty()) throw std::invalid_argument("fit_rank_count_model: no rows");
+  if (rows.empty())
+    throw std::invalid_argument("the model across rank counts needs rows; got none");
   const std::string& op = rows.front().op;
   if (!results::has_bus_factor(op))
-    throw std::invalid_argument("fit_rank_count_model: " + op +
+    throw std::invalid_argument(op +
                                 " has no nccl-tests bus factor; expected all_reduce, "
                                 "all_gather, reduce_scatter, alltoall, broadcast, reduce or "
                                 "sendrecv");
   std::set<int> counts;
   for (const CollectiveRow& row : rows) {
     if (row.op != op)
-      throw std::invalid_argument("fit_rank_count_model: rows of " + op + " and of " + row.op +
-                                  "; fit one op");
+      throw std::invalid_argument("rows of " + op + " and of " + row.op + "; fit one op");
     if (row.ranks < 2 || row.bytes < 1 || !(row.time_us > 0.0) || row.nodes > row.ranks)
       throw std::invalid_argument(
-          "fit_rank_count_model: " + op + ": a row of " + std::to_string(row.bytes) + " bytes on " +
+          op + ": a row of " + std::to_string(row.bytes) + " bytes on " +
           std::to_string(row.ranks) + " ranks over " + std::to_string(row.nodes) + " nodes in " +
           std::to_string(row.time_us) +
           " us; expected >= 2 ranks on at most as many nodes, >= 1 byte, a time > 0");
     counts.insert(row.ranks);
   }
   if (counts.size() < 2)
-    throw std::invalid_argument("fit_rank_count_model: " + op + " was measured on " +
-                                std::to_string(counts.size()) +
-                                " rank count; the model needs at least 2");
+    throw std::invalid_argument(op + " was measured on one rank count (" +
+                                std::to_string(*counts.begin()) +
+                                " ranks); the model across rank counts needs at least 2");
 }
 
 /// Ranks per node of the rows that span nodes (0 when none does). Throws std::invalid_argument
@@ -62,8 +62,8 @@ int multi_node_layout(std::span<const CollectiveRow> rows) {
     if (nodes_of(row) == 1) continue;
     const int g = (row.ranks + row.nodes - 1) / row.nodes;
     if (per_node != 0 && g != per_node)
-      throw std::invalid_argument("fit_rank_count_model: " + row.op + ": rows across nodes with " +
-                                  std::to_string(per_node) + " and " + std::to_string(g) +
+      throw std::invalid_argument(row.op + ": rows across nodes with " + std::to_string(per_node) +
+                                  " and " + std::to_string(g) +
                                   " ranks per node; fit logs of one node layout");
     per_node = g;
   }

@@ -44,15 +44,27 @@ void expect_positionals(const Args& args, std::size_t min, std::size_t max,
     throw UsageError("usage: " + usage);
 }
 
-int parse_rank_count(const std::string& option, const std::string& text) {
+namespace {
+
+int parse_count(const std::string& option, const std::string& text, const char* what) {
   const bool digits_only = !text.empty() && text.size() <= 7 &&
                            text.find_first_not_of("0123456789") == std::string::npos;
   if (digits_only) {
     const long n = std::stol(text);
     if (n >= 1 && n <= kMaxRankCount) return static_cast<int>(n);
   }
-  throw UsageError(option + " takes a rank count from 1 to " + std::to_string(kMaxRankCount) +
+  throw UsageError(option + " takes a " + what + " from 1 to " + std::to_string(kMaxRankCount) +
                    ", got '" + text + "'");
+}
+
+}  // namespace
+
+int parse_rank_count(const std::string& option, const std::string& text) {
+  return parse_count(option, text, "rank count");
+}
+
+int parse_node_count(const std::string& option, const std::string& text) {
+  return parse_count(option, text, "node count");
 }
 
 void expect_h5_path(const std::string& option, const std::string& path) {

@@ -41,6 +41,9 @@ inline constexpr int kMaxRankCount = 1 << 20;
 /// `text` as a rank count in [1, kMaxRankCount]. Throws UsageError "<option> takes a rank count
 /// from 1 to 1048576, got '<text>'" for anything else (a sign, a fraction, trailing text).
 int parse_rank_count(const std::string& option, const std::string& text);
+/// `text` as a node count in [1, kMaxRankCount]; UsageError "<option> takes a node count ..."
+/// as parse_rank_count.
+int parse_node_count(const std::string& option, const std::string& text);
 
 /// The items of a comma-separated option value ("a.h5,b.h5" -> {"a.h5", "b.h5"}); none for "".
 std::vector<std::string> comma_list(const std::string& list);

@@ -1,6 +1,8 @@
 // scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,21 +20,36 @@ namespace {
 
 constexpr const char* kUsage = "scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5";
 
+/// `text` left-aligned (right-aligned when width < 0) in |width| columns, never cut.
+std::string padded(const std::string& text, int width) {
+  const std::size_t w = static_cast<std::size_t>(std::abs(width));
+  if (text.size() >= w) return text;
+  const std::string pad(w - text.size(), ' ');
+  return width < 0 ? pad + text : text + pad;
+}
+
+std::string percent(const std::optional<double>& fraction) {
+  if (!fraction) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * *fraction);
+  return text;
+}
+
+void print_row(std::ostream& out, const std::string& what, const std::string& points,
+               const std::string& form, const std::string& error, const std::string& note) {
+  std::string line = "  " + padded(what, 40) + " " + padded(points, -7) + "  " + padded(form, 10) +
+                     " " + padded(error, -9) + (note.empty() ? "" : "  " + note);
+  out << line << "\n";
+}
+
 void print_report(const autotune::FitResult& fit, std::ostream& out) {
   out << "scaletune fit: " << fit.models.ops.size() << " op models, "
       << fit.models.collectives.size() << " collective models from " << fit.models.inputs.size()
       << " file" << (fit.models.inputs.size() == 1 ? "" : "s") << "\n";
-  char line[256];
-  std::snprintf(line, sizeof line, "  %-40s %7s  %-10s %9s  %s\n", "model", "points", "form",
-                "held-out", "");
-  out << line;
-  for (const autotune::FitLine& l : fit.report) {
-    char error[32] = "-";
-    if (!l.model.empty()) std::snprintf(error, sizeof error, "%.1f%%", 100.0 * l.error);
-    std::snprintf(line, sizeof line, "  %-40s %7d  %-10s %9s  %s\n", l.what.c_str(), l.points,
-                  l.model.empty() ? "none" : l.model.c_str(), error, l.note.c_str());
-    out << line;
-  }
+  print_row(out, "model", "points", "form", "held-out", "");
+  for (const autotune::FitLine& l : fit.report)
+    print_row(out, l.what, std::to_string(l.points), l.model.empty() ? "none" : l.model,
+              percent(l.error), l.note);
 }
 
 }  // namespace

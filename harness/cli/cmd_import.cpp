@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "autotune/collective_import.hpp"
+#include "autotune/detail/format.hpp"
 #include "autotune/mlperf_import.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
@@ -22,6 +23,8 @@
 namespace scaletune::cli {
 
 namespace {
+
+using autotune::detail::counted;
 
 constexpr const char* kUsage =
     "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N] [--nodes N]\n"
@@ -94,7 +97,7 @@ ImportRequest parse_request(int argc, char** argv) {
           "--ranks applies to nccl-tests and OSU logs only (an MLPerf row gives its own)");
   }
   if (args.options.contains("--nodes")) {
-    r.nodes = parse_rank_count("--nodes", args.option("--nodes"));
+    r.nodes = parse_node_count("--nodes", args.option("--nodes"));
     if (r.mlperf) throw UsageError("--nodes applies to nccl-tests and OSU logs only");
   }
   return r;
@@ -132,16 +135,46 @@ ImportedLog read_log(autotune::LogKind kind, const std::string& path, int ranks)
   return log;
 }
 
-/// Sets the node count of every row of `log` to `nodes` (> 0; 0 keeps the log's own). Throws
-/// UsageError when a row has fewer ranks than nodes.
+/// Warns on stderr when --nodes `nodes` replaces node counts that `log`'s "# Rank ... on HOST"
+/// lines gave.
+void warn_node_override(const ImportedLog& log, int nodes) {
+  std::set<int> counts;
+  std::size_t changed = 0;
+  for (const auto& row : log.rows)
+    if (row.nodes > 0 && row.nodes != nodes) {
+      ++changed;
+      counts.insert(row.nodes);
+    }
+  if (changed == 0) return;
+  std::string listed;
+  for (const int count : counts) listed += (listed.empty() ? "" : ", ") + std::to_string(count);
+  std::cerr << "scaletune import: warning: " << log.path << ": --nodes " << nodes
+            << " replaces the node count" << (counts.size() == 1 ? " " : "s ") << listed
+            << " of the log's hosts in " << changed << " of " << log.rows.size() << " rows\n";
+}
+
+/// Sets the node count of every row of `log` to `nodes` (> 0, warning where the log named other
+/// hosts; 0 keeps the log's own), then checks every row's layout. Throws UsageError when a row
+/// given nodes has no rank count, more nodes than ranks, or ranks that do not split evenly over
+/// its nodes (the models place ranks in equal nodes).
 void set_nodes(ImportedLog& log, int nodes) {
-  if (nodes == 0) return;
+  if (nodes > 0) warn_node_override(log, nodes);
   for (results::CollectiveResult& row : log.rows) {
-    if (row.ranks > 0 && row.ranks < nodes)
-      throw UsageError(log.path + ": --nodes " + std::to_string(nodes) + " but its " + row.op +
-                       " rows ran on " + std::to_string(row.ranks) +
-                       " ranks; expected at most one node per rank");
-    row.nodes = nodes;
+    if (nodes > 0) row.nodes = nodes;
+    if (row.nodes == 0) continue;
+    const std::string given =
+        log.path + ": " +
+        (nodes > 0 ? "--nodes " + std::to_string(nodes)
+                   : counted(static_cast<std::size_t>(row.nodes), "host") + " in the log") +
+        " but its " + row.op + " rows ";
+    if (row.ranks == 0) throw UsageError(given + "have no rank count; give --ranks N as well");
+    const std::string ran =
+        given + "ran on " + counted(static_cast<std::size_t>(row.ranks), "rank");
+    if (row.ranks < row.nodes) throw UsageError(ran + "; expected at most one node per rank");
+    if (row.ranks % row.nodes != 0)
+      throw UsageError(ran +
+                       ", which do not split evenly over them; expected a node count that "
+                       "divides the rank count");
   }
 }
 

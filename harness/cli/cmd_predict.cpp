@@ -194,6 +194,7 @@ std::vector<Outcome> predict_configs(const DescribedJob& d,
   core::parallel_each(out.size(), kPredictWorkers, [&](std::size_t i, unsigned) {
     const job::Config& config = d.configs[i];
     try {
+      expect_allocation_holds(d.job, config.ranks);
       out[i].predicted = predict_config(d, config, model);
     } catch (const autotune::MissingCollectiveModel& e) {
       out[i].failure = config.id + ": not predicted: " + e.what();

@@ -5,6 +5,7 @@
 
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "harness/slurm/batch_script.hpp"
 #include "kernels/workloads.hpp"
 
 namespace scaletune::cli {
@@ -46,7 +47,18 @@ DescribedJob load_described_job(const Args& args) {
 
 int predicted_ranks_per_node(const job::JobSpec& job) {
   if (job.slurm.tasks_per_node > 0) return job.slurm.tasks_per_node;
-  return std::max(job.slurm.gpus_per_node, 0);
+  return job.slurm.gpus_per_node >= 0 ? std::max(job.slurm.gpus_per_node, 1) : 0;
+}
+
+void expect_allocation_holds(const job::JobSpec& job, int ranks) {
+  if (job.slurm.nodes <= 0) return;
+  const int per_node = slurm::resolve(job.slurm, job.job).tasks_per_node;
+  const int nodes = (ranks + per_node - 1) / per_node;
+  if (nodes > job.slurm.nodes)
+    throw std::invalid_argument(std::to_string(ranks) + " ranks need " + std::to_string(nodes) +
+                                " nodes of " + std::to_string(per_node) +
+                                " ranks; [slurm] nodes = " + std::to_string(job.slurm.nodes) +
+                                " holds " + std::to_string(job.slurm.nodes * per_node));
 }
 
 autotune::PerformanceModel job_performance_model(const results::ModelSet& models,

@@ -33,9 +33,15 @@ struct DescribedJob {
 /// a bad option value or a job whose workload is not a training workload (collectives).
 DescribedJob load_described_job(const Args& args);
 
-/// Ranks per node the job's predictions place collectives on: its [slurm] tasks_per_node, else
-/// its gpus_per_node, else 0 (the layout of the logs the models were fitted on).
+/// Ranks per node the job's predictions place collectives on, as its batch scripts would place
+/// them: its [slurm] tasks_per_node, else its gpus_per_node (1 when that is 0), else 0 (no
+/// [slurm] layout: that of the logs the models were fitted on).
 int predicted_ranks_per_node(const job::JobSpec& job);
+
+/// Throws std::invalid_argument "64 ranks need 8 nodes of 8 ranks; [slurm] nodes = 2 holds 16"
+/// when the job's [slurm] nodes (when set) cannot hold `ranks` ranks at its ranks per node (as
+/// slurm::allocations refuses such a count).
+void expect_allocation_holds(const job::JobSpec& job, int ranks);
 
 /// The models of `models` set up for `job` (ranks placed predicted_ranks_per_node to a node).
 autotune::PerformanceModel job_performance_model(const results::ModelSet& models,

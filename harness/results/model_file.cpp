@@ -46,12 +46,14 @@ void write_op_model(hid_t parent, const H5Where& where, const OpModelRecord& m) 
 
 void write_collective_model(hid_t parent, const H5Where& where, const CollectiveModelRecord& m) {
   const std::string name =
-      m.op + ":" + (m.form == "rank_count" ? std::string("ranks") : std::to_string(m.ranks));
+      m.op + ":" + (m.form == "rank_count" ? std::string("ranks") : std::to_string(m.ranks)) +
+      (m.nodes > 1 ? ":" + std::to_string(m.nodes) + "nodes" : "");
   const detail::Group g = detail::create_group(parent, where, name);
   const H5Where at = where.child(name);
   detail::write_attribute(g.id(), at, "op", m.op);
   detail::write_attribute(g.id(), at, "form", m.form);
   detail::write_attribute(g.id(), at, "ranks", m.ranks);
+  detail::write_attribute(g.id(), at, "nodes", m.nodes);
   detail::write_attribute(g.id(), at, "points", m.points);
   detail::write_attribute(g.id(), at, "held_out_mape", m.held_out_mape);
   detail::write_attribute(g.id(), at, "min_bytes", m.min_bytes);
@@ -94,6 +96,11 @@ CollectiveModelRecord read_collective_model(hid_t parent, const H5Where& where,
   m.op = detail::read_string_attribute(g.id(), at, "op");
   m.form = detail::read_string_attribute(g.id(), at, "form");
   m.ranks = detail::read_int_attribute(g.id(), at, "ranks");
+  // Files written before curves knew their nodes: 1.
+  m.nodes = detail::has_attribute(g.id(), at, "nodes")
+                ? detail::read_int_attribute(g.id(), at, "nodes")
+                : 1;
+  if (m.nodes < 1) at.fail("nodes " + std::to_string(m.nodes) + "; expected >= 1");
   m.points = detail::read_int_attribute(g.id(), at, "points");
   m.held_out_mape = detail::read_double_attribute(g.id(), at, "held_out_mape");
   m.min_bytes = detail::read_double_attribute(g.id(), at, "min_bytes");

@@ -30,6 +30,7 @@ struct CollectiveModelRecord {
   std::string op;
   std::string form;  ///< "curve" or "rank_count"
   int ranks = 0;     ///< the curve's rank count; 0 for a rank_count model
+  int nodes = 1;     ///< the nodes the curve's rows ran on (1 also when unknown); 1 for rank_count
   /// curve: bus_factor, floor_us, peak_gbps, slope, mid_log2, fit_rms_log; rank_count: alpha0,
   /// alpha1, beta0, beta1
   std::vector<double> parameters;

@@ -128,7 +128,20 @@ expect_exit 0 "wrote 4 rows" "$SCALETUNE" import nccl-tests "$fragment" --out fr
 expect_exit 2 "a3mega_allreduce.log: --nodes 32 but its all_reduce rows ran on 16 ranks" \
   "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega32.h5 --nodes 32
 [ ! -e a3mega32.h5 ] || fail "--nodes 32 on 16 ranks wrote a3mega32.h5"
-expect_exit 2 "--nodes" "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega0.h5 --nodes 0
+expect_exit 2 "--nodes takes a node count from 1 to" \
+  "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega0.h5 --nodes 0
+# --nodes over the log's own hosts: kept, with a warning; uneven nodes and more hosts than ranks
+# (after --ranks) are bad input.
+expect_exit 0 "wrote 31 rows" "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega4n.h5 --nodes 4
+expect_match "$out" "warning: .*a3mega_allreduce.log: --nodes 4 replaces the node count 2 of the log's hosts in 31 of 31 rows" \
+  "--nodes warning"
+expect_exit 2 "--nodes 3 but its all_reduce rows ran on 16 ranks, which do not split evenly" \
+  "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega3n.h5 --nodes 3
+expect_exit 2 "a3mega_allreduce.log: 2 hosts in the log but its all_reduce rows ran on 1 rank;" \
+  "$SCALETUNE" import nccl-tests "$a3mega" --out a3mega1.h5 --ranks 1
+expect_exit 2 "--nodes 2 but its .* rows have no rank count; give --ranks N" \
+  "$SCALETUNE" import nccl-tests "$fragment" --out fragment2only.h5 --nodes 2
+for f in a3mega3n.h5 a3mega1.h5 fragment2only.h5; do [ ! -e "$f" ] || fail "bad --nodes wrote $f"; done
 
 # The OSU log; two nccl-tests logs in one call.
 osu="$DATA/osu_gh200_alps_osu_bw_host_and_cuda.log"

@@ -97,6 +97,9 @@ run_status "$SCALETUNE" import nccl-tests "$SHARED_DIR/data/nccl-tests/nccl_h100
 [ "$status" -eq 0 ] || fail "import nccl-tests exited $status: $out"
 run_status "$SCALETUNE" fit p.h5 cluster.h5 --out mc.h5
 [ "$status" -eq 0 ] || fail "fit with imported logs exited $status: $out"
+# Two rank counts leave none out: no held-out error ("-"); the whole note, however long.
+expect_match "$out" "all_reduce across ranks +[0-9]+ +rank_count +- +intra- and inter-node terms \(8 ranks per node, up to 2 nodes\); 2 rank counts: no held-out error; scaletune's own rows on 1 rank count left out \(own measurements and imported logs are not mixed\)$" \
+  "the fit line across rank counts"
 tiny_job m32 "[1, 2]" "[32]" 2
 run_status $MPIEXEC -n 2 "$SCALETUNE" run m32.toml --out measured32.h5
 [ "$status" -eq 0 ] || fail "run of m32 exited $status: $out"
@@ -128,6 +131,13 @@ printf '\n[slurm]\ntasks_per_node = 4\n' >>wide4.toml
 run_status "$SCALETUNE" predict wide4.toml --model mc.h5
 [ "$status" -eq 0 ] || fail "predict with 4 ranks per node exited $status: $out"
 expect_match "$out" "extrapolated to 32 ranks on 8 nodes, extrapolated to 4 ranks per node" "the job's layout"
+# [slurm] nodes caps the allocation: 32 ranks at 4 per node need 8 nodes, so that one is not
+# predicted (exit 1) while the others are.
+printf 'nodes = 2\n' >>wide4.toml
+run_status "$SCALETUNE" predict wide4.toml --model mc.h5
+[ "$status" -eq 1 ] || fail "predict beyond [slurm] nodes exited $status: $out"
+expect_match "$out" "resnet50-r32-b32-even-fp32: not predicted: 32 ranks need 8 nodes of 4 ranks; \[slurm\] nodes = 2 holds 8" "the [slurm] nodes cap"
+expect_match "$out" "resnet50-r2-b32-even-fp32 +2 " "the configurations that fit are predicted"
 run_status "$SCALETUNE" autotune measured32.h5 --predictions measured32.h5
 [ "$status" -eq 2 ] || fail "autotune with a result file as --predictions exited $status: $out"
 expect_match "$out" "measured32.h5: has no /predictions" "a result file is no prediction file"

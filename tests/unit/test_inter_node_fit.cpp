@@ -97,6 +97,25 @@ TEST(InterNodeFit, PredictionsPlaceRanksAsTheLogsOrTheJobSay) {
   EXPECT_THROW(model.set_ranks_per_node(-1), std::invalid_argument);
 }
 
+TEST(InterNodeFit, TheBasisNamesUnevenAndOverfullNodes) {
+  at::PerformanceModel model(at::fit_models(h100_logs()).models);
+  const trace::Collective big = all_reduce(std::int64_t{1} << 28, 64);
+  // Three per node, as sbatch spreads 64 tasks: 22 nodes, the fullest holding 3.
+  model.set_ranks_per_node(3);
+  EXPECT_EQ(model.nodes_for("all_reduce", 64), 22);
+  EXPECT_NE(model.collective_basis(big).find("extrapolated to 64 ranks on 22 nodes of up to 3 "
+                                             "ranks, extrapolated to 3 ranks per node"),
+            std::string::npos)
+      << model.collective_basis(big);
+  // All 64 on one node: within the 2 nodes measured, but 64 on a node where 8 were measured.
+  model.set_ranks_per_node(64);
+  EXPECT_EQ(model.nodes_for("all_reduce", 64), 1);
+  EXPECT_NE(model.collective_basis(big).find(", extrapolated to 64 ranks on 1 node, extrapolated "
+                                             "to 64 ranks per node"),
+            std::string::npos)
+      << model.collective_basis(big);
+}
+
 TEST(InterNodeFit, ModelsWithinOneNodeSayWhenAJobSpansNodes) {
   std::vector<results::ResultSet> one_node = {
       imported("nccl_h100_1node_8gpu_multi_collective.log"),
@@ -105,9 +124,61 @@ TEST(InterNodeFit, ModelsWithinOneNodeSayWhenAJobSpansNodes) {
   EXPECT_EQ(model.nodes_for("all_reduce", 32), 1);
   model.set_ranks_per_node(8);
   const std::string basis = model.collective_basis(all_reduce(1 << 20, 32));
-  EXPECT_NE(basis.find("extrapolated as one node for 4 nodes (its rows never spanned nodes)"),
+  EXPECT_NE(basis.find("extrapolated as one node for 32 ranks on 4 nodes (its rows never spanned "
+                       "nodes)"),
             std::string::npos)
       << basis;
+}
+
+TEST(InterNodeFit, CurvesOfOneRankCountOnOtherNodesStayApart) {
+  // The 8-GPU all_gather rows again, as if 4 + 4 ranks on two nodes had run them 1.5 times
+  // slower (all_gather was measured on 8 ranks only: no model across rank counts).
+  std::vector<results::ResultSet> logs = h100_logs();
+  results::ResultSet two_nodes;
+  two_nodes.path = "two_nodes.h5";
+  for (results::CollectiveResult row : logs.front().collectives)
+    if (row.op == "all_gather") {
+      row.nodes = 2;
+      row.time_us *= 1.5;
+      row.source += ":4x2";
+      two_nodes.collectives.push_back(row);
+    }
+  logs.push_back(two_nodes);
+  const at::FitResult fit = at::fit_models(logs);
+  ASSERT_NE(report_line(fit, "all_gather on 8 ranks"), nullptr);
+  ASSERT_NE(report_line(fit, "all_gather on 8 ranks of 2 nodes"), nullptr);
+  EXPECT_LT(report_line(fit, "all_gather on 8 ranks of 2 nodes")->error.value_or(1.0), 0.05);
+  EXPECT_EQ(report_line(fit, "all_gather across ranks"), nullptr);
+  at::PerformanceModel model(fit.models);
+  trace::Collective big = all_reduce(std::int64_t{1} << 28, 8);
+  big.op = "all_gather";
+  const double one_node = model.collective_time_s(big);
+  model.set_ranks_per_node(4);  // the job places 8 ranks on 2 nodes: the 2-node curve
+  const double two_node_time = model.collective_time_s(big);
+  EXPECT_NEAR(two_node_time / one_node, 1.5, 0.05);
+  EXPECT_EQ(model.collective_basis(big).rfind("all_gather curve at 8 ranks (from", 0), 0u)
+      << model.collective_basis(big);
+  // 8 on one node each where a curve exists on 1 node only: that curve, and the basis says so.
+  model.set_ranks_per_node(2);
+  EXPECT_DOUBLE_EQ(model.collective_time_s(big), one_node);
+  EXPECT_NE(model.collective_basis(big).find("measured on 1 node, placed on 4"), std::string::npos)
+      << model.collective_basis(big);
+  // 16 all_reduce ranks on one node, where 16 were measured on 2 nodes only: not that curve but
+  // the model across rank counts, which says so.
+  model.set_ranks_per_node(16);
+  const std::string basis = model.collective_basis(all_reduce(1 << 20, 16));
+  EXPECT_EQ(basis.rfind("all_reduce across 8..16 ranks", 0), 0u) << basis;
+  EXPECT_NE(basis.find("extrapolated to 16 ranks per node"), std::string::npos) << basis;
+  // Both 8-rank curves survive the model file under their own names.
+  const results::test::TempDir dir;
+  results::ModelSet models = fit.models;
+  models.provenance = results::test::sample_provenance();
+  results::write_model_file(dir.file("model.h5"), models);
+  at::PerformanceModel read(results::read_model_file(dir.file("model.h5")));
+  read.set_ranks_per_node(4);
+  EXPECT_DOUBLE_EQ(read.collective_time_s(big), two_node_time);
+  read.set_ranks_per_node(8);
+  EXPECT_DOUBLE_EQ(read.collective_time_s(big), one_node);
 }
 
 TEST(InterNodeFit, TheTermsSurviveTheModelFile) {
