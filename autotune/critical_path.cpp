@@ -24,9 +24,12 @@ double checked(double t, const std::string& what) {
 
 class Composer {
  public:
-  Composer(const std::vector<trace::RankTrace>& ranks, const OpTime& op_time,
+  /// Composes `ranks`, each collective of which has `participants` participants (ranks.size(),
+  /// or more when each trace stands for alike ranks).
+  Composer(std::span<const trace::RankTrace> ranks, int participants, const OpTime& op_time,
            const CollectiveTime& collective_time)
       : m_traces(ranks),
+        m_participants(participants),
         m_op_time(op_time),
         m_collective_time(collective_time),
         m_state(ranks.size()),
@@ -80,8 +83,7 @@ class Composer {
     double start = 0.0;
     for (std::size_t r = 0; r < m_traces.size(); ++r) {
       const trace::Event& e = m_traces[r].events[m_state[r].next];
-      if (e.collective.op != first.collective.op ||
-          e.collective.participants != static_cast<int>(m_traces.size()))
+      if (e.collective.op != first.collective.op || e.collective.participants != m_participants)
         throw std::invalid_argument("compose_step: rank " + std::to_string(r) + " issues " +
                                     trace::describe(e.collective) + " where rank 0 issues " +
                                     trace::describe(first.collective));
@@ -131,7 +133,8 @@ class Composer {
       std::move(rank_spans.begin(), rank_spans.end(), std::back_inserter(m_out.spans));
   }
 
-  const std::vector<trace::RankTrace>& m_traces;
+  std::span<const trace::RankTrace> m_traces;
+  int m_participants;
   const OpTime& m_op_time;
   const CollectiveTime& m_collective_time;
   std::vector<RankState> m_state;
@@ -144,7 +147,18 @@ class Composer {
 ComposedStep compose_step(const std::vector<trace::RankTrace>& ranks, const OpTime& op_time,
                           const CollectiveTime& collective_time) {
   if (ranks.empty()) throw std::invalid_argument("compose_step: no ranks");
-  return Composer(ranks, op_time, collective_time).run();
+  return Composer(ranks, static_cast<int>(ranks.size()), op_time, collective_time).run();
+}
+
+ComposedStep compose_alike_step(const trace::RankTrace& rank, int ranks, const OpTime& op_time,
+                                const CollectiveTime& collective_time) {
+  if (ranks < 1)
+    throw std::invalid_argument("compose_alike_step: " + std::to_string(ranks) +
+                                " ranks; expected >= 1");
+  ComposedStep step =
+      Composer(std::span<const trace::RankTrace>(&rank, 1), ranks, op_time, collective_time).run();
+  step.ranks.resize(static_cast<std::size_t>(ranks), step.ranks.front());
+  return step;
 }
 
 }  // namespace scaletune::autotune

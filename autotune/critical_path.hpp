@@ -13,6 +13,7 @@
 // - the step ends when the latest rank's streams are both idle.
 
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,5 +57,14 @@ struct ComposedStep {
 /// or when a time is negative or not finite.
 ComposedStep compose_step(const std::vector<trace::RankTrace>& ranks, const OpTime& op_time,
                           const CollectiveTime& collective_time);
+
+/// compose_step of `ranks` ranks that all issue `rank`'s events (ranks alike, as
+/// core::WorkloadEntry::ranks_alike says: what differs between them is the data, never an op,
+/// a shape or a collective), composed once: every rank reaches each collective when rank 0 does,
+/// so each rank's streams run as rank 0's. ranks holds `ranks` copies of rank 0's breakdown,
+/// critical_rank is 0 and spans are rank 0's only. Throws std::invalid_argument as compose_step
+/// (a collective's participants must be `ranks`) and when ranks < 1.
+ComposedStep compose_alike_step(const trace::RankTrace& rank, int ranks, const OpTime& op_time,
+                                const CollectiveTime& collective_time);
 
 }  // namespace scaletune::autotune

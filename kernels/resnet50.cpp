@@ -1,5 +1,6 @@
 #include "resnet50.hpp"
 
+#include <algorithm>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -230,13 +231,21 @@ std::vector<int> ResNet50::labels() const {
   return ops::download_ints(*m_backend, m_labels);
 }
 
+bool resnet50_ranks_alike(const job::JobSpec& job, const job::Config& config) {
+  const std::vector<int>& batch = config.per_rank_batch;
+  const std::vector<double>& memory = job.devices.memory_gib;
+  return !batch.empty() && std::ranges::count(batch, batch.front()) == std::ssize(batch) &&
+         std::ranges::count(memory, memory.empty() ? 0.0 : memory.front()) == std::ssize(memory);
+}
+
 void register_resnet50(core::WorkloadRegistry& registry) {
-  registry.add("resnet50",
-               [](const job::WorkloadSpec& spec, const job::Config& config,
-                  const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
-                 return std::make_unique<ResNet50>(spec.resnet50, ctx, ops::SgdOptions{},
-                                                   config.precision);
-               });
+  registry.add(
+      "resnet50",
+      [](const job::WorkloadSpec& spec, const job::Config& config,
+         const core::RankContext& ctx) -> std::unique_ptr<core::Workload> {
+        return std::make_unique<ResNet50>(spec.resnet50, ctx, ops::SgdOptions{}, config.precision);
+      },
+      {}, resnet50_ranks_alike);
 }
 
 }  // namespace scaletune::kernels

@@ -175,7 +175,13 @@ class ResNet50 final : public core::Workload {
   double m_forward_macs = 0.0;
 };
 
-/// Adds kind "resnet50" to `registry` (kernels::register_workloads calls it).
+/// Whether the ranks of `config` issue the same step (core::RanksAlike): an even batch (every
+/// rank the same per_rank_batch; false when the split is chosen at run time) on devices of one
+/// [devices] memory_gib. The data each rank draws differs; no op, shape or collective does.
+bool resnet50_ranks_alike(const job::JobSpec& job, const job::Config& config);
+
+/// Adds kind "resnet50" to `registry` (kernels::register_workloads calls it), its ranks alike
+/// as resnet50_ranks_alike says.
 void register_resnet50(core::WorkloadRegistry& registry);
 
 }  // namespace scaletune::kernels

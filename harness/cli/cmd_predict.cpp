@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "autotune/critical_path.hpp"
+#include "autotune/detail/format.hpp"
 #include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/auto_sharding.hpp"
@@ -73,7 +74,8 @@ struct Basis {
   }
 };
 
-Basis basis_of(const std::vector<trace::RankTrace>& ranks,
+/// The basis of a step whose every trace of `ranks` stands for `alike` ranks.
+Basis basis_of(const std::vector<trace::RankTrace>& ranks, int alike,
                const autotune::PerformanceModel& model) {
   std::map<std::string, std::pair<std::string, int>> ops;  // op -> (first message, calls)
   Basis basis;
@@ -81,7 +83,8 @@ Basis basis_of(const std::vector<trace::RankTrace>& ranks,
     for (const trace::Event& e : t.events) {
       if (e.kind == trace::EventKind::compute && model.extrapolates(e.compute)) {
         auto& [first, calls] = ops[e.compute.op];
-        if (calls++ == 0) first = model.extrapolation(e.compute).front();
+        if (calls == 0) first = model.extrapolation(e.compute).front();
+        calls += alike;
       }
       if (e.kind == trace::EventKind::collective && e.collective.participants > 1)
         basis.collectives.insert(model.collective_basis(e.collective));
@@ -89,8 +92,11 @@ Basis basis_of(const std::vector<trace::RankTrace>& ranks,
   for (const auto& [op, x] : ops)
     basis.ops.push_back(
         op + ": " + x.first +
-        (x.second > 1 ? ", and " + std::to_string(x.second - 1) + " more calls outside the profile"
-                      : ""));
+        (x.second > 1
+             ? ", and " +
+                   autotune::detail::counted(static_cast<std::size_t>(x.second - 1), "more call") +
+                   " outside the profile"
+             : ""));
   return basis;
 }
 
@@ -149,30 +155,58 @@ std::string phase_text(const trace::RankTrace& t, const autotune::RankBreakdown&
   return out;
 }
 
+/// `spans` of rank 0 (of a step whose ranks are alike) copied to each of `ranks` ranks.
+std::vector<trace::TimelineSpan> every_rank(std::vector<trace::TimelineSpan> spans, int ranks) {
+  const std::size_t per_rank = spans.size();
+  spans.reserve(per_rank * static_cast<std::size_t>(ranks));
+  for (int r = 1; r < ranks; ++r)
+    for (std::size_t i = 0; i < per_rank; ++i) {
+      spans.push_back(spans[i]);
+      spans.back().rank = r;
+    }
+  return spans;
+}
+
+/// Whether the ranks of `config` issue the same step (core::RanksAlike).
+bool ranks_alike(const DescribedJob& d, const job::Config& config) {
+  const core::RanksAlike& alike = d.workload().ranks_alike;
+  return alike && alike(d.job, config);
+}
+
+/// The prediction of `config`; with `timeline`, its spans for every rank (else alike ranks keep
+/// rank 0's only).
 Predicted predict_config(const DescribedJob& d, const job::Config& config,
-                         const autotune::PerformanceModel& model) {
+                         const autotune::PerformanceModel& model, bool timeline) {
+  const bool alike = ranks_alike(d, config);
   const std::vector<trace::RankTrace> ranks =
-      kernels::describe::describe_ranks(d.job, config, d.target, d.workload());
-  autotune::ComposedStep step = autotune::compose_step(
-      ranks, [&](const trace::ComputeOp& op) { return model.op_time_s(op); },
-      [&](const trace::Collective& c) { return model.collective_time_s(c); });
+      alike ? std::vector{kernels::describe::describe_alike_ranks(d.job, config, d.target,
+                                                                  d.workload())}
+            : kernels::describe::describe_ranks(d.job, config, d.target, d.workload());
+  const autotune::OpTime op_time = [&](const trace::ComputeOp& op) { return model.op_time_s(op); };
+  const autotune::CollectiveTime collective_time = [&](const trace::Collective& c) {
+    return model.collective_time_s(c);
+  };
+  autotune::ComposedStep step =
+      alike ? autotune::compose_alike_step(ranks.front(), config.ranks, op_time, collective_time)
+            : autotune::compose_step(ranks, op_time, collective_time);
   const autotune::RankBreakdown& critical =
       step.ranks.at(static_cast<std::size_t>(step.critical_rank));
   Predicted p;
   p.ops = op_text(step.spans, step.critical_rank);
-  p.row = {config.id,
-           config.ranks,
-           step.step_time_s,
-           config.global_batch / step.step_time_s,
-           critical.compute_s,
-           critical.exposed_communication_s,
-           critical.waiting_s,
-           step.critical_rank,
-           std::numeric_limits<double>::quiet_NaN(),
-           std::move(step.spans),
-           described_result(d, config, ranks.front(), step.step_time_s),
-           {}};
-  const Basis basis = basis_of(ranks, model);
+  p.row = {
+      config.id,
+      config.ranks,
+      step.step_time_s,
+      config.global_batch / step.step_time_s,
+      critical.compute_s,
+      critical.exposed_communication_s,
+      critical.waiting_s,
+      step.critical_rank,
+      std::numeric_limits<double>::quiet_NaN(),
+      alike && timeline ? every_rank(std::move(step.spans), config.ranks) : std::move(step.spans),
+      described_result(d, config, ranks.front(), step.step_time_s),
+      {}};
+  const Basis basis = basis_of(ranks, alike ? config.ranks : 1, model);
   p.row.basis = basis.lines();
   p.extrapolates = basis.extrapolations();
   p.phases = phase_text(ranks.at(static_cast<std::size_t>(step.critical_rank)), critical);
@@ -186,16 +220,17 @@ struct Outcome {
 };
 
 /// Every configuration of `d` predicted, in order, on the host's cores (descriptions and
-/// compositions are independent). Throws autotune::MissingModel when the model lacks an op kind
-/// a configuration needs: bad input of the whole command.
-std::vector<Outcome> predict_configs(const DescribedJob& d,
-                                     const autotune::PerformanceModel& model) {
+/// compositions are independent), with every rank's spans when `timelines`. Throws
+/// autotune::MissingModel when the model lacks an op kind a configuration needs: bad input of the
+/// whole command.
+std::vector<Outcome> predict_configs(const DescribedJob& d, const autotune::PerformanceModel& model,
+                                     bool timelines) {
   std::vector<Outcome> out(d.configs.size());
   core::parallel_each(out.size(), kPredictWorkers, [&](std::size_t i, unsigned) {
     const job::Config& config = d.configs[i];
     try {
       expect_allocation_holds(d.job, config.ranks);
-      out[i].predicted = predict_config(d, config, model);
+      out[i].predicted = predict_config(d, config, model, timelines);
     } catch (const autotune::MissingCollectiveModel& e) {
       out[i].failure = config.id + ": not predicted: " + e.what();
     } catch (const autotune::MissingModel&) {
@@ -259,7 +294,7 @@ int predict(const Args& args, int argc, char** argv) {
   const std::map<std::string, double> measured = measured_steps(args.option("--compare"));
   std::vector<Predicted> predicted;
   std::vector<std::string> failures;
-  for (Outcome& o : predict_configs(d, model)) {
+  for (Outcome& o : predict_configs(d, model, args.options.contains("--out"))) {
     if (o.failure.empty())
       predicted.push_back(std::move(o.predicted));
     else

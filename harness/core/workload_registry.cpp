@@ -5,8 +5,11 @@
 namespace scaletune::core {
 
 void WorkloadRegistry::add(const std::string& kind, WorkloadFactory factory,
-                           ConfigDescriber describe) {
-  if (!m_entries.emplace(kind, WorkloadEntry{std::move(factory), std::move(describe)}).second)
+                           ConfigDescriber describe, RanksAlike ranks_alike) {
+  if (!m_entries
+           .emplace(kind,
+                    WorkloadEntry{std::move(factory), std::move(describe), std::move(ranks_alike)})
+           .second)
     throw std::logic_error("workload kind '" + kind + "' registered twice");
 }
 

@@ -23,18 +23,26 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>(
 using ConfigDescriber = std::function<std::vector<std::pair<std::string, std::string>>(
     const job::WorkloadSpec&, const job::Config&)>;
 
+/// Whether every rank of a configuration issues the same step: the same ops of the same shapes
+/// and the same collectives in the same order, only the data differing (so a described step
+/// need be described and composed once for all ranks). Must be false whenever anything the
+/// step issues depends on the rank.
+using RanksAlike = std::function<bool(const job::JobSpec&, const job::Config&)>;
+
 /// One registered kind: how to make its workload and, optionally, describe its configurations.
 struct WorkloadEntry {
   WorkloadFactory factory;
   ConfigDescriber describe;  ///< empty: nothing to record before the workload is built
+  RanksAlike ranks_alike;    ///< empty: ranks are never taken as alike
 };
 
 /// Workload kinds by name.
 class WorkloadRegistry {
  public:
-  /// Registers `factory` (and optionally `describe`) under `kind`. Throws std::logic_error when
-  /// the kind is registered twice.
-  void add(const std::string& kind, WorkloadFactory factory, ConfigDescriber describe = {});
+  /// Registers `factory` (and optionally `describe` and `ranks_alike`) under `kind`. Throws
+  /// std::logic_error when the kind is registered twice.
+  void add(const std::string& kind, WorkloadFactory factory, ConfigDescriber describe = {},
+           RanksAlike ranks_alike = {});
   /// The entry of `kind`; throws std::invalid_argument naming the kind and the known kinds.
   const WorkloadEntry& entry(const std::string& kind) const;
   /// Registered kinds, sorted.

@@ -74,21 +74,22 @@ void require_fixed_split(const job::Config& config) {
       "split (\"even\" or weights)");
 }
 
-}  // namespace
-
-std::vector<trace::RankTrace> describe_ranks(const job::JobSpec& job, const job::Config& config,
-                                             core::DeviceKind target,
-                                             const core::WorkloadEntry& workload) {
+/// The first `count` ranks of `config` described until the host exchanges settle; with
+/// count < config.ranks the ranks are alike and each of the others sends what rank 0 sends.
+std::vector<trace::RankTrace> described(const job::JobSpec& job, const job::Config& config,
+                                        core::DeviceKind target,
+                                        const core::WorkloadEntry& workload, int count) {
   require_fixed_split(config);
   core::HostExchanges exchanges;
   for (int n = 0; n < kMaxDescriptions; ++n) {
     std::vector<RankDescription> ranks;
     core::HostExchanges sends;
-    for (int r = 0; r < config.ranks; ++r) {
+    for (int r = 0; r < count; ++r) {
       ranks.push_back(
           describe_rank(job, config, r, target, workload, n == 0 ? nullptr : &exchanges));
       sends.push_back(ranks.back().sends);
     }
+    sends.resize(static_cast<std::size_t>(config.ranks), sends.front());
     if ((n > 0 && sends == exchanges) || !has_host_data(sends)) {
       std::vector<trace::RankTrace> out;
       for (RankDescription& d : ranks) {
@@ -102,6 +103,20 @@ std::vector<trace::RankTrace> describe_ranks(const job::JobSpec& job, const job:
   throw std::runtime_error("describing " + config.id + ": what the ranks exchange on the host " +
                            "did not settle after " + std::to_string(kMaxDescriptions) +
                            " descriptions of every rank");
+}
+
+}  // namespace
+
+std::vector<trace::RankTrace> describe_ranks(const job::JobSpec& job, const job::Config& config,
+                                             core::DeviceKind target,
+                                             const core::WorkloadEntry& workload) {
+  return described(job, config, target, workload, config.ranks);
+}
+
+trace::RankTrace describe_alike_ranks(const job::JobSpec& job, const job::Config& config,
+                                      core::DeviceKind target,
+                                      const core::WorkloadEntry& workload) {
+  return std::move(described(job, config, target, workload, 1).front());
 }
 
 trace::RankTrace describe_step(const job::JobSpec& job, const job::Config& config, int rank,

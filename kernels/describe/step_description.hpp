@@ -27,6 +27,12 @@ std::vector<trace::RankTrace> describe_ranks(const job::JobSpec& job, const job:
                                              core::DeviceKind target,
                                              const core::WorkloadEntry& workload);
 
+/// Rank 0 of describe_ranks(job, config, target, workload) for a configuration whose ranks are
+/// alike (workload.ranks_alike says so), described alone: what each other rank would send on
+/// the host is what rank 0 sends. Throws as describe_ranks.
+trace::RankTrace describe_alike_ranks(const job::JobSpec& job, const job::Config& config,
+                                      core::DeviceKind target, const core::WorkloadEntry& workload);
+
 /// Rank `rank` (0 <= rank < config.ranks) of describe_ranks(job, config, target, workload).
 trace::RankTrace describe_step(const job::JobSpec& job, const job::Config& config, int rank,
                                core::DeviceKind target, const core::WorkloadEntry& workload);

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "autotune/critical_path.hpp"
 
@@ -107,6 +108,52 @@ TEST(ComposeStep, RefusesRanksThatDisagree) {
   const OpTime negative = [](const trace::ComputeOp&) { return -1.0; };
   EXPECT_THROW(compose_step({rank(0, {compute("a1")})}, negative, kCollective),
                std::invalid_argument);
+}
+
+TEST(ComposeAlikeStep, EqualsComposingEveryCopy) {
+  // Buckets started during backward, a wait, a blocking all-reduce and compute after it.
+  const auto events = [](int ranks) {
+    return std::vector<trace::Event>{compute("a1", 0),
+                                     compute("a3", 1),
+                                     collective("bucket", ranks, true, 1),
+                                     compute("a05", 1),
+                                     collective("bucket", ranks, true, 1),
+                                     wait_started(1),
+                                     collective("all_reduce", ranks, false, 2),
+                                     compute("a1", 2)};
+  };
+  for (const int ranks : {1, 2, 5}) {
+    std::vector<trace::RankTrace> copies;
+    for (int r = 0; r < ranks; ++r) copies.push_back(rank(r, events(ranks)));
+    const ComposedStep all = compose_step(copies, kOp, kCollective);
+    const ComposedStep once = compose_alike_step(copies.front(), ranks, kOp, kCollective);
+    EXPECT_DOUBLE_EQ(once.step_time_s, all.step_time_s) << ranks;
+    EXPECT_EQ(once.critical_rank, all.critical_rank);
+    ASSERT_EQ(once.ranks.size(), all.ranks.size());
+    for (std::size_t r = 0; r < all.ranks.size(); ++r) {
+      EXPECT_DOUBLE_EQ(once.ranks[r].end_s, all.ranks[r].end_s);
+      EXPECT_DOUBLE_EQ(once.ranks[r].compute_s, all.ranks[r].compute_s);
+      EXPECT_DOUBLE_EQ(once.ranks[r].exposed_communication_s, all.ranks[r].exposed_communication_s);
+      EXPECT_DOUBLE_EQ(once.ranks[r].waiting_s, all.ranks[r].waiting_s);
+      EXPECT_EQ(once.ranks[r].phase_s, all.ranks[r].phase_s);
+    }
+    ASSERT_EQ(once.spans.size(), events(ranks).size() - 1);  // rank 0's: all but the wait
+    for (std::size_t i = 0; i < once.spans.size(); ++i) {
+      EXPECT_EQ(once.spans[i].rank, 0);
+      EXPECT_EQ(once.spans[i].name, all.spans[i].name);
+      EXPECT_DOUBLE_EQ(once.spans[i].begin_s, all.spans[i].begin_s);
+      EXPECT_DOUBLE_EQ(once.spans[i].end_s, all.spans[i].end_s);
+    }
+  }
+  // The hand-worked answer on 2 ranks: 1 + 3, buckets 4..6 and 6..8 under 0.5 of compute, the
+  // wait until 8, the all-reduce 8..8.5, then 1.
+  EXPECT_DOUBLE_EQ(compose_alike_step(rank(0, events(2)), 2, kOp, kCollective).step_time_s, 9.5);
+}
+
+TEST(ComposeAlikeStep, RefusesOtherParticipantsAndNoRanks) {
+  const trace::RankTrace two = rank(0, {collective("all_reduce", 2, false)});
+  EXPECT_THROW(compose_alike_step(two, 3, kOp, kCollective), std::invalid_argument);
+  EXPECT_THROW(compose_alike_step(two, 0, kOp, kCollective), std::invalid_argument);
 }
 
 }  // namespace

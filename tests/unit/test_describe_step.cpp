@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "harness/core/detached_communicator.hpp"
 #include "harness/core/rank_context.hpp"
@@ -118,6 +119,55 @@ ranks = [2]
 global_batch = [64]
 sharding = ["table_wise"]
 )";
+
+/// A small ResNet-50 job of 12 samples on 3 ranks split as `split`, with [devices] lines.
+std::unique_ptr<Described> small_resnet(const std::string& split, const std::string& devices) {
+  return read(R"(
+[job]
+name = "alike"
+[workload]
+kind = "resnet50"
+image_size = 32
+width = 0.25
+[sweep]
+ranks = [3]
+global_batch = [12]
+batch_split = [)" +
+              split +
+              R"(]
+[devices]
+)" + devices);
+}
+
+TEST(DescribeStep, AlikeResNetRanksDescribeAsEveryRank) {
+  for (const std::string& devices : {std::string(), std::string("memory_gib = [2, 2, 2]\n")}) {
+    const auto d = small_resnet("\"even\"", devices);
+    const job::Config& config = d->configs.at(0);
+    ASSERT_TRUE(d->entry().ranks_alike(d->job, config)) << devices;
+    const std::vector<trace::RankTrace> every =
+        describe_ranks(d->job, config, core::DeviceKind::host, d->entry());
+    const trace::RankTrace once =
+        describe_alike_ranks(d->job, config, core::DeviceKind::host, d->entry());
+    ASSERT_GT(every.front().events.size(), 100u);
+    for (const trace::RankTrace& t : every) {  // the naive reference: every rank described
+      EXPECT_EQ(t.events, once.events) << "rank " << t.rank;
+      EXPECT_EQ(t.memory_peak_bytes, once.memory_peak_bytes);
+      EXPECT_EQ(t.phase_names, once.phase_names);
+    }
+    EXPECT_EQ(once.rank, 0);
+    EXPECT_EQ(once.ranks, 3);
+  }
+}
+
+TEST(DescribeStep, UnevenBatchesOrMemoriesAreNotAlike) {
+  const auto uneven = small_resnet("[2, 1, 1]", "");  // 6, 3 and 3 samples
+  EXPECT_FALSE(uneven->entry().ranks_alike(uneven->job, uneven->configs.at(0)));
+  const std::vector<trace::RankTrace> every =
+      describe_ranks(uneven->job, uneven->configs.at(0), core::DeviceKind::host, uneven->entry());
+  EXPECT_NE(every.front().events, every.back().events);  // so they must not be taken as alike
+  const auto memories = small_resnet("\"even\"", "memory_gib = [2, 2, 4]\n");
+  EXPECT_FALSE(memories->entry().ranks_alike(memories->job, memories->configs.at(0)));
+}
 
 TEST(DescribeStep, DlrmLookupsAreTheWorkloadsOwn) {
   const auto d = read(kDlrm);
