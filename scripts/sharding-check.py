@@ -6,7 +6,8 @@ sweep, and a task succeeds when the plan predicted fastest (the one "auto" ran) 
 5% of the fastest measured plan. The model comes from the default profile, which never saw the
 tasks' shapes.
 
-  scripts/sharding-check.py [--tasks N] [--out DIR] [--model MODEL.h5]
+  scripts/sharding-check.py [--tasks N] [--first K] [--out DIR] [--model MODEL.h5]
+(tasks K..K+N-1, each drawn from its own seed)
 (needs build/scaletune, mpirun and h5py; about 20 s per task on 2 cores)
 """
 import argparse
@@ -85,6 +86,7 @@ def check_task(index, out, model, st):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=10)
+    parser.add_argument("--first", type=int, default=0, help="the first task's seed")
     parser.add_argument("--out", default="results/sharding-check")
     parser.add_argument("--model", help="a model file (default: profile and fit one)")
     args = parser.parse_args()
@@ -99,7 +101,8 @@ def main():
         subprocess.run(mpirun() + [st, "profile", "--out", profile], check=True,
                        stdout=subprocess.DEVNULL)
         subprocess.run([st, "fit", profile, "--out", model], check=True, stdout=subprocess.DEVNULL)
-    ratios = [check_task(i, args.out, model, st) for i in range(args.tasks)]
+    ratios = [check_task(i, args.out, model, st)
+              for i in range(args.first, args.first + args.tasks)]
     within = sum(r <= 1.05 for r in ratios)
     print(f"predicted-fastest plan within 5% of the measured fastest in {within} of {len(ratios)} "
           f"tasks ({100.0 * within / len(ratios):.0f}%); worst ratio {max(ratios):.3f}")

@@ -4,6 +4,7 @@
 #include "harness/cli/described_job.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "harness/results/result_error.hpp"
 #include "kernels/describe/step_description.hpp"
 #include "kernels/dlrm/shard_costs.hpp"
+#include "kernels/dlrm/sharding_choice.hpp"
 #include "kernels/dlrm/sharding_search.hpp"
 
 namespace scaletune::cli {
@@ -68,9 +70,24 @@ std::int64_t compose_size(const job::Config& config, const job::DlrmOptions& opt
   return static_cast<std::int64_t>(config.ranks) * static_cast<std::int64_t>(options.tables.size());
 }
 
-/// The reason line of a choice whose candidates are in their final order.
-std::string reason_of(const job::ShardingChoice& c, std::size_t composed, const ShardingModel& m,
-                      std::int64_t size) {
+/// Why the built-in candidate `chosen` runs although the search's plan (the first) is predicted
+/// faster.
+std::string margin_text(const job::ShardingChoice& c, std::size_t chosen, bool composed) {
+  const job::ShardingCandidate& search = c.candidates.front();
+  const job::ShardingCandidate& runs = c.candidates[chosen];
+  const double a = composed ? search.step_s : search.embedding_s;
+  const double b = composed ? runs.step_s : runs.embedding_s;
+  return ", " + percent(a, b) + " ahead of " + runs.name + " " + milliseconds(b) +
+         ": less than the " + std::to_string(std::lround(100 * kernels::kSearchMargin)) +
+         "% a searched plan must lead the built-in sharders by (its lead gains from the model's "
+         "errors), so " +
+         runs.name + " runs";
+}
+
+/// The reason line of a choice whose candidates are in their final order and whose candidate
+/// `chosen` runs.
+std::string reason_of(const job::ShardingChoice& c, std::size_t chosen, std::size_t composed,
+                      const ShardingModel& m, std::int64_t size) {
   const job::ShardingCandidate& best = c.candidates.front();
   std::string text = "predicted fastest of " + std::to_string(c.candidates.size()) +
                      " candidate plans with " + m.path + ": ";
@@ -84,6 +101,7 @@ std::string reason_of(const job::ShardingChoice& c, std::size_t composed, const 
                                         std::to_string(kComposeLimit)
                                   : std::string("no composed candidate fits the ranks' memory")) +
             "), " + best.name + " " + milliseconds(best.embedding_s);
+  if (chosen != 0) return text + margin_text(c, chosen, composed > 0);
   const auto other = std::find_if(
       c.candidates.begin() + 1, c.candidates.end(),
       [&](const job::ShardingCandidate& x) { return !same_placement(x.plan, best.plan); });
@@ -180,9 +198,10 @@ job::ShardingChoice choose_sharding(const job::JobSpec& job, const job::Config& 
     choice.candidates.clear();
     return choice;
   }
-  choice.plan = choice.candidates.front().plan;
-  choice.chosen = choice.candidates.front().name;
-  choice.reason = reason_of(choice, composed, m, compose_size(config, job.workload.dlrm));
+  const std::size_t chosen = kernels::chosen_candidate(choice.candidates, composed);
+  choice.plan = choice.candidates[chosen].plan;
+  choice.chosen = choice.candidates[chosen].name;
+  choice.reason = reason_of(choice, chosen, composed, m, compose_size(config, job.workload.dlrm));
   return choice;
 }
 
