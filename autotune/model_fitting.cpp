@@ -6,8 +6,10 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <utility>
 
 #include "autotune/collective_curve.hpp"
+#include "autotune/detail/format.hpp"
 #include "autotune/op_model.hpp"
 #include "autotune/performance_model.hpp"
 #include "autotune/rank_count_model.hpp"
@@ -97,8 +99,18 @@ results::CollectiveModelRecord curve_record(const CollectiveCurve& c,
 /// A curve's group of rows: op, rank count, nodes (unknown, 0, counted as 1).
 using CurveKey = std::tuple<std::string, int, int>;
 
-void fit_curve(const CurveKey& key, const std::vector<CollectiveRow>& all, FitResult& out) {
+/// Whether `row` is scaletune's own measurement (else an imported log's).
+bool own_row(const CollectiveRow& row) {
+  return row.source.starts_with("scaletune");
+}
+
+/// Fits the curve of `key` on `all`; where both scaletune's own rows and imported logs' rows
+/// are there, on the own ones only (the devices profiled), the note saying so.
+void fit_curve(const CurveKey& key, std::vector<CollectiveRow> all, FitResult& out) {
   const auto& [op, ranks, nodes] = key;
+  const auto imported = std::ranges::stable_partition(all, own_row);  // own rows first
+  const std::size_t left_out = imported.size() < all.size() ? imported.size() : 0;
+  if (left_out > 0) all.erase(imported.begin(), imported.end());
   const std::vector<CollectiveRow> rows = by_size(all);
   FitLine line{op + " on " + std::to_string(ranks) + " ranks" +
                    (nodes > 1 ? " of " + std::to_string(nodes) + " nodes" : ""),
@@ -112,6 +124,10 @@ void fit_curve(const CurveKey& key, const std::vector<CollectiveRow>& all, FitRe
     const double error =
         rows.size() >= 8 ? mean_absolute_percentage_error(fit_collective_curve(even), odd) : 0.0;
     if (rows.size() < 8) line.note = "fewer than 8 sizes: no held-out error";
+    if (left_out > 0)
+      line.note += std::string(line.note.empty() ? "" : "; ") + "the imported logs' " +
+                   detail::counted(left_out, "row") +
+                   " left out (own measurements and imported logs are not mixed)";
     const CollectiveCurve curve = fit_collective_curve(rows);
     out.models.collectives.push_back(curve_record(curve, rows, error));
     line.model = "curve";
@@ -153,7 +169,7 @@ Family one_family(const std::vector<CollectiveRow>& rows, std::string& left_out)
   Family own, imported;
   for (const CollectiveRow& r : rows) {
     if (r.ranks < 2) continue;
-    Family& f = r.source.starts_with("scaletune") ? own : imported;
+    Family& f = own_row(r) ? own : imported;
     f.rows.push_back(r);
     f.counts.insert(r.ranks);
   }
@@ -219,8 +235,8 @@ void fit_collectives(const std::vector<results::ResultSet>& inputs, FitResult& o
         by_op[r.op].push_back(r);
         by_layout[{r.op, r.ranks, std::max(r.nodes, 1)}].push_back(r);
       }
-  for (const auto& [key, rows] : by_layout)
-    if (std::get<1>(key) >= 2) fit_curve(key, rows, out);
+  for (auto& [key, rows] : by_layout)
+    if (std::get<1>(key) >= 2) fit_curve(key, std::move(rows), out);
   for (const auto& [op, rows] : by_op) fit_rank_counts(op, rows, out);
 }
 
@@ -243,6 +259,11 @@ FitResult fit_models(const std::vector<results::ResultSet>& inputs) {
         "profile), collective benchmark runs and imported logs (scaletune import)");
   fit_ops(inputs, out);
   fit_collectives(inputs, out);
+  if (out.models.ops.empty() && out.models.collectives.empty())
+    throw std::invalid_argument(
+        "no model could be fitted: no op kind has 4 timed shapes and no collective 4 usable "
+        "sizes on one rank count >= 2 (rows of unknown rank count, 0, are not used: import them "
+        "with --ranks N)");
   return out;
 }
 

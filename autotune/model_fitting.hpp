@@ -39,8 +39,9 @@ std::string device_kind_of(const std::string& device);
 /// across rank counts (its error: each rank count left out in turn, when there are 3 or more),
 /// fitted either on scaletune's own rows or on imported logs, never both (the family with more
 /// rank counts; ties: the imported logs; the report's note names what was left out). Rows that
-/// were wrong (wrong > 0), in place, or of no bytes or time are left out. Throws
-/// std::invalid_argument when the inputs hold no /ops and no /collectives rows at all.
+/// were wrong (wrong > 0), in place, or of no bytes or time are left out; where a curve's rows
+/// come from both, the imported logs' are left out. Throws std::invalid_argument when the
+/// inputs hold no /ops and no /collectives rows at all, or no model could be fitted.
 FitResult fit_models(const std::vector<results::ResultSet>& inputs);
 
 }  // namespace scaletune::autotune

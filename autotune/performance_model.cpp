@@ -132,10 +132,15 @@ const CollectiveCurve* PerformanceModel::curve_at(const std::string& op, int ran
   return nodes == 0 || std::get<2>(it->first) == nodes ? &it->second : nullptr;
 }
 
+int PerformanceModel::placed_nodes(const std::string& op, int ranks) const {
+  return m_ranks_per_node > 0 || m_rank_models.contains(op) ? nodes_for(op, ranks) : 0;
+}
+
 PerformanceModel::Source PerformanceModel::source_for(const std::string& op, int ranks) const {
   const std::string uniform = uniform_op(op);
   for (const std::string& name : {op, uniform})
-    if (const CollectiveCurve* c = curve_at(name, ranks, nodes_for(name, ranks))) return {name, c};
+    if (const CollectiveCurve* c = curve_at(name, ranks, placed_nodes(name, ranks)))
+      return {name, c};
   for (const std::string& name : {op, uniform})
     if (m_rank_models.contains(name)) return {name, nullptr};
   for (const std::string& name : {op, uniform})
@@ -144,8 +149,8 @@ PerformanceModel::Source PerformanceModel::source_for(const std::string& op, int
                                " ranks nor one across rank counts; profile on " +
                                std::to_string(ranks) + " ranks (mpirun -np " +
                                std::to_string(ranks) +
-                               " scaletune profile), or import nccl-tests or OSU logs of " + uniform +
-                               " on several rank counts, then fit again");
+                               " scaletune profile), or import nccl-tests or OSU logs of " +
+                               uniform + " on several rank counts, then fit again");
 }
 
 double PerformanceModel::collective_time_s(const trace::Collective& c) const {
@@ -154,10 +159,17 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
       std::max<double>(c.op == "barrier" ? 8.0 : static_cast<double>(c.bytes), 1.0);
   const auto [op, curve] = source_for(c.op, c.participants);
   if (curve != nullptr) return curve->time_us(bytes) * 1e-6;
-  return std::max(
-             m_rank_models.at(op).time_us(c.participants, bytes, nodes_for(op, c.participants)),
-             0.0) *
-         1e-6;
+  const RankCountModel& m = m_rank_models.at(op);
+  const double us = m.time_us(c.participants, bytes, nodes_for(op, c.participants));
+  if (!(us > 0.0))
+    throw MissingCollectiveModel(
+        "the " + op + " model across " + std::to_string(m.min_ranks) + ".." +
+        std::to_string(m.max_ranks) + " ranks gives " + detail::significant(us, 3) + " us for " +
+        detail::significant(bytes, 3) + " bytes on " + std::to_string(c.participants) +
+        " ranks, no time at all (its rows disagree: logs of different clusters?); fit it on "
+        "the logs of one cluster, or profile on " +
+        std::to_string(c.participants) + " ranks");
+  return us * 1e-6;
 }
 
 std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
@@ -168,12 +180,13 @@ std::string PerformanceModel::collective_basis(const trace::Collective& c) const
     return files.empty() ? std::string() : " (from " + files + ")";
   };
   if (curve != nullptr) {
-    const int nodes = nodes_for(op, c.participants);
+    const int nodes = placed_nodes(op, c.participants);
     return op + " curve at " + std::to_string(c.participants) + " ranks" +
-           (curve->nodes != nodes
+           (nodes != 0 && curve->nodes != nodes
                 ? ", measured on " +
                       detail::counted(static_cast<std::size_t>(curve->nodes), "node") +
-                      ", placed on " + std::to_string(nodes)
+                      ", extrapolated to " +
+                      detail::counted(static_cast<std::size_t>(nodes), "node")
                 : "") +
            (curve->extrapolates(std::max<double>(static_cast<double>(c.bytes), 1.0))
                 ? ", extrapolated outside its fitted sizes of " +
@@ -200,7 +213,8 @@ std::string PerformanceModel::rank_count_basis(const RankCountModel& m, int rank
     text +=
         ", extrapolated to " + std::to_string(ranks) + " ranks" + (m.spans_nodes() ? on_nodes : "");
   if (m.spans_nodes() && per_node != m.ranks_per_node && (nodes > 1 || per_node > m.ranks_per_node))
-    text += ", extrapolated to " + std::to_string(per_node) + " ranks per node";
+    text += ", extrapolated to " + detail::counted(static_cast<std::size_t>(per_node), "rank") +
+            " per node";
   if (!m.spans_nodes() && nodes > 1)
     text += ", extrapolated as one node for " + std::to_string(ranks) + " ranks" + on_nodes +
             " (its rows never spanned nodes)";

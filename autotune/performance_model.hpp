@@ -58,12 +58,13 @@ class PerformanceModel {
   /// The collective's time once all participants have joined, s: 0 on one rank; the curve of
   /// its op (v-ops: of the uniform op where the file has no curve of their own; barrier: an
   /// 8-byte all_reduce) at its rank count on the nodes nodes_for places it on, else the op's
-  /// model across rank counts, else a curve at its rank count on other nodes. Throws
-  /// MissingCollectiveModel when none exists.
+  /// model across rank counts, else a curve at its rank count on other nodes (on any nodes
+  /// where no layout is known: placed_nodes). Throws MissingCollectiveModel when none exists,
+  /// or when the model across rank counts gives no positive time.
   double collective_time_s(const trace::Collective& c) const;
   /// Which model timed `c`, what it extrapolates from and the files it was fitted on:
   /// "alltoall curve at 2 ranks (from profile.h5)", "all_reduce curve at 16 ranks, measured on
-  /// 2 nodes, placed on 1 (from nccl.h5)", "all_reduce across 2..8 ranks,
+  /// 2 nodes, extrapolated to 1 node (from nccl.h5)", "all_reduce across 2..8 ranks,
   /// extrapolated to 64 ranks (from nccl.h5)" or, for a model with inter-node terms,
   /// "all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated to 64 ranks on 8
   /// nodes (from nccl.h5)"; the files are left out where the model file does not name them.
@@ -88,6 +89,9 @@ class PerformanceModel {
   };
   /// The models that time `op` at `ranks` (collective_time_s's order); MissingCollectiveModel.
   Source source_for(const std::string& op, int ranks) const;
+  /// Nodes the job places `ranks` ranks of `op` on (nodes_for) when a layout is known (set by
+  /// set_ranks_per_node, or op's model across rank counts); 0 when none is.
+  int placed_nodes(const std::string& op, int ranks) const;
   /// The curve of `op` at `ranks` on `nodes` nodes (nodes 0: on any, the fewest), else null.
   const CollectiveCurve* curve_at(const std::string& op, int ranks, int nodes) const;
   /// collective_basis of `ranks` ranks timed by the model across rank counts `m`, without files.

@@ -62,9 +62,11 @@ int multi_node_layout(std::span<const CollectiveRow> rows) {
     if (nodes_of(row) == 1) continue;
     const int g = (row.ranks + row.nodes - 1) / row.nodes;
     if (per_node != 0 && g != per_node)
-      throw std::invalid_argument(row.op + ": rows across nodes with " + std::to_string(per_node) +
-                                  " and " + std::to_string(g) +
-                                  " ranks per node; fit logs of one node layout");
+      throw std::invalid_argument(
+          row.op + ": rows across nodes with " + std::to_string(per_node) + " and " +
+          std::to_string(g) +
+          " ranks per node; fit logs of one node layout (import each layout's logs into a file of "
+          "its own and fit them apart)");
     per_node = g;
   }
   return per_node;

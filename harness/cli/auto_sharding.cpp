@@ -225,7 +225,9 @@ std::string choose_auto_shardings(const job::JobSpec& job, std::vector<job::Conf
                      "then scaletune fit, make one)");
   const autotune::PerformanceModel model =
       job_performance_model(read_sharding_model(job, model_path), job);
-  choose_auto_shardings(job, configs, ShardingModel{model, model_path, target, workload});
+  naming_model_file(model_path, [&] {
+    choose_auto_shardings(job, configs, ShardingModel{model, model_path, target, workload});
+  });
   const std::string kind(job::device_kind_text(target));
   if (model.device_kind().empty() || model.device_kind() == kind) return "";
   return "warning: the sharding model " + model_path + " was fitted on " + model.device_kind() +

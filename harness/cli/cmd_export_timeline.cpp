@@ -47,6 +47,17 @@ std::vector<Candidate> candidates(const std::string& path) {
   return out;
 }
 
+/// "it has a, b and 3 more" / "it has none": the ids a message names.
+std::string ids_text(const std::vector<Candidate>& all) {
+  constexpr std::size_t kNamed = 5;
+  if (all.empty()) return "it has none";
+  std::string text = "it has ";
+  for (std::size_t i = 0; i < all.size() && i < kNamed; ++i)
+    text += (i == 0 ? "" : ", ") + all[i].id;
+  if (all.size() > kNamed) text += " and " + std::to_string(all.size() - kNamed) + " more";
+  return text;
+}
+
 /// The timelines to export: the one of `config` (every one stored when empty). Throws
 /// std::invalid_argument naming the file and the configuration when there is none.
 std::vector<trace::TimelineExport> chosen_timelines(std::vector<Candidate> all,
@@ -60,8 +71,7 @@ std::vector<trace::TimelineExport> chosen_timelines(std::vector<Candidate> all,
     if (!c.timeline.spans.empty()) out.push_back(std::move(c.timeline));
   }
   if (!config.empty() && !found)
-    throw std::invalid_argument(path + ": no configuration '" + config + "'; scaletune inspect " +
-                                path + " lists them");
+    throw std::invalid_argument(path + ": no configuration '" + config + "'; " + ids_text(all));
   if (out.empty())
     throw std::invalid_argument(
         path + ": " + (config.empty() ? "no configuration" : "configuration '" + config + "'") +

@@ -1,11 +1,14 @@
 // scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "autotune/detail/format.hpp"
 #include "autotune/model_fitting.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/commands.hpp"
@@ -43,13 +46,22 @@ void print_row(std::ostream& out, const std::string& what, const std::string& po
 }
 
 void print_report(const autotune::FitResult& fit, std::ostream& out) {
-  out << "scaletune fit: " << fit.models.ops.size() << " op models, "
-      << fit.models.collectives.size() << " collective models from " << fit.models.inputs.size()
-      << " file" << (fit.models.inputs.size() == 1 ? "" : "s") << "\n";
+  using autotune::detail::counted;
+  out << "scaletune fit: " << counted(fit.models.ops.size(), "op model") << ", "
+      << counted(fit.models.collectives.size(), "collective model") << " from "
+      << counted(fit.models.inputs.size(), "file") << "\n";
   print_row(out, "model", "points", "form", "held-out", "");
   for (const autotune::FitLine& l : fit.report)
     print_row(out, l.what, std::to_string(l.points), l.model.empty() ? "none" : l.model,
               percent(l.error), l.note);
+}
+
+/// Throws UsageError when a file is given twice (its rows would count twice).
+void expect_each_once(const std::vector<std::string>& paths) {
+  std::set<std::filesystem::path> seen;
+  for (const std::string& path : paths)
+    if (!seen.insert(std::filesystem::weakly_canonical(path)).second)
+      throw UsageError(path + " is given twice; give each file once (its rows would count twice)");
 }
 
 }  // namespace
@@ -62,6 +74,7 @@ int fit_command(int argc, char** argv) {
       throw UsageError("--out MODEL.h5 is required; usage: " + std::string(kUsage));
     const std::string out = args.option("--out");
     expect_h5_path("--out", out);
+    expect_each_once(args.positional);
     std::vector<results::ResultSet> inputs;
     for (const std::string& path : args.positional) inputs.push_back(results::read_results(path));
     autotune::FitResult fit = autotune::fit_models(inputs);

@@ -119,7 +119,8 @@ void warn_rank_override(const ImportedLog& log, int ranks) {
   std::cerr << "scaletune import: warning: " << log.path << ": --ranks " << ranks
             << " replaces the rank count" << (counts.size() == 1 ? " " : "s ") << listed
             << " of the log's '# Rank' lines in " << changed << " of " << log.rows.size()
-            << " rows; busbw is computed for " << ranks << " ranks\n";
+            << " rows; busbw is computed for " << counted(static_cast<std::size_t>(ranks), "rank")
+            << "\n";
 }
 
 /// The rows of the log `path`, with the rank count `ranks` (> 0) in every row, warning when it
@@ -153,29 +154,34 @@ void warn_node_override(const ImportedLog& log, int nodes) {
             << " of the log's hosts in " << changed << " of " << log.rows.size() << " rows\n";
 }
 
-/// Sets the node count of every row of `log` to `nodes` (> 0, warning where the log named other
-/// hosts; 0 keeps the log's own), then checks every row's layout. Throws UsageError when a row
+/// Throws UsageError when `row` of `log`, given `nodes` (0: its own), has nodes but no rank
+/// count, more nodes than ranks, or ranks that do not split evenly over them.
+void expect_layout(const ImportedLog& log, const results::CollectiveResult& row, int nodes) {
+  const int row_nodes = nodes > 0 ? nodes : row.nodes;
+  if (row_nodes == 0) return;
+  const std::string given =
+      log.path + ": " +
+      (nodes > 0 ? "--nodes " + std::to_string(nodes)
+                 : counted(static_cast<std::size_t>(row_nodes), "host") + " in the log") +
+      " but its " + row.op + " rows ";
+  if (row.ranks == 0) throw UsageError(given + "have no rank count; give --ranks N as well");
+  const std::string ran = given + "ran on " + counted(static_cast<std::size_t>(row.ranks), "rank");
+  if (row.ranks < row_nodes) throw UsageError(ran + "; expected at most one node per rank");
+  if (row.ranks % row_nodes != 0)
+    throw UsageError(ran +
+                     ", which do not split evenly over them; expected a node count that "
+                     "divides the rank count");
+}
+
+/// Checks every row's layout, then sets the node count of every row of `log` to `nodes` (> 0,
+/// warning where the log named other hosts; 0 keeps the log's own). Throws UsageError when a row
 /// given nodes has no rank count, more nodes than ranks, or ranks that do not split evenly over
 /// its nodes (the models place ranks in equal nodes).
 void set_nodes(ImportedLog& log, int nodes) {
-  if (nodes > 0) warn_node_override(log, nodes);
-  for (results::CollectiveResult& row : log.rows) {
-    if (nodes > 0) row.nodes = nodes;
-    if (row.nodes == 0) continue;
-    const std::string given =
-        log.path + ": " +
-        (nodes > 0 ? "--nodes " + std::to_string(nodes)
-                   : counted(static_cast<std::size_t>(row.nodes), "host") + " in the log") +
-        " but its " + row.op + " rows ";
-    if (row.ranks == 0) throw UsageError(given + "have no rank count; give --ranks N as well");
-    const std::string ran =
-        given + "ran on " + counted(static_cast<std::size_t>(row.ranks), "rank");
-    if (row.ranks < row.nodes) throw UsageError(ran + "; expected at most one node per rank");
-    if (row.ranks % row.nodes != 0)
-      throw UsageError(ran +
-                       ", which do not split evenly over them; expected a node count that "
-                       "divides the rank count");
-  }
+  for (const results::CollectiveResult& row : log.rows) expect_layout(log, row, nodes);
+  if (nodes == 0) return;
+  warn_node_override(log, nodes);
+  for (results::CollectiveResult& row : log.rows) row.nodes = nodes;
 }
 
 /// Warns on stderr when rows of `log` have no rank count (a log without "# Rank" lines).

@@ -280,7 +280,10 @@ int predict(const Args& args, int argc, char** argv) {
     described_args.options["--device"] = model.device_kind();
   DescribedJob d = load_described_job(described_args);
   model.set_ranks_per_node(predicted_ranks_per_node(d.job));
-  choose_auto_shardings(d.job, d.configs, ShardingModel{model, model_path, d.target, d.workload()});
+  naming_model_file(model_path, [&] {
+    choose_auto_shardings(d.job, d.configs,
+                          ShardingModel{model, model_path, d.target, d.workload()});
+  });
   const job::DeviceKindRequest asked = d.job.devices.kind;
   const std::string job_kind = asked == job::DeviceKindRequest::cuda   ? "cuda"
                                : asked == job::DeviceKindRequest::host ? "host"
@@ -292,19 +295,20 @@ int predict(const Args& args, int argc, char** argv) {
       break;
     }
   const std::map<std::string, double> measured = measured_steps(args.option("--compare"));
-  std::vector<Predicted> predicted;
-  std::vector<std::string> failures;
-  for (Outcome& o : predict_configs(d, model, args.options.contains("--out"))) {
-    if (o.failure.empty())
-      predicted.push_back(std::move(o.predicted));
-    else
-      failures.push_back(std::move(o.failure));
-  }
+  std::vector<Outcome> outcomes = naming_model_file(
+      model_path, [&] { return predict_configs(d, model, args.options.contains("--out")); });
   print_header(!measured.empty());
   std::vector<results::PredictionRow> rows;
   double log_error = 0.0;
   int compared = 0;
-  for (Predicted& p : predicted) {
+  std::size_t failed = 0;
+  for (Outcome& o : outcomes) {
+    if (!o.failure.empty()) {
+      std::printf("%s\n", o.failure.c_str());
+      ++failed;
+      continue;
+    }
+    Predicted& p = o.predicted;
     if (const auto it = measured.find(p.row.config); it != measured.end()) {
       p.row.measured_step_time = it->second;
       log_error += std::log(std::max(std::abs(p.row.step_time / it->second - 1.0), 1e-6));
@@ -313,8 +317,6 @@ int predict(const Args& args, int argc, char** argv) {
     print_row(p, args.flags.contains("--phases"), args.flags.contains("--ops"));
     rows.push_back(std::move(p.row));
   }
-  for (const std::string& f : failures) std::printf("%s\n", f.c_str());
-  const auto failed = failures.size();
   if (compared > 0)
     std::printf("geomean |error| over %d measured configurations: %.1f%%\n", compared,
                 100.0 * std::exp(log_error / compared));

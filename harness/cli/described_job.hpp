@@ -43,6 +43,17 @@ int predicted_ranks_per_node(const job::JobSpec& job);
 /// slurm::allocations refuses such a count).
 void expect_allocation_holds(const job::JobSpec& job, int ranks);
 
+/// fn(), with the model file `path` named in front of the message of an autotune::MissingModel
+/// it throws (rethrown as autotune::MissingModel).
+template <class Fn>
+auto naming_model_file(const std::string& path, Fn fn) {
+  try {
+    return fn();
+  } catch (const autotune::MissingModel& e) {
+    throw autotune::MissingModel(path + ": " + e.what());
+  }
+}
+
 /// The models of `models` set up for `job` (ranks placed predicted_ranks_per_node to a node).
 autotune::PerformanceModel job_performance_model(const results::ModelSet& models,
                                                  const job::JobSpec& job);

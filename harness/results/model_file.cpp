@@ -8,6 +8,7 @@
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/provenance_io.hpp"
+#include "harness/results/result_error.hpp"
 
 namespace scaletune::results {
 namespace {
@@ -121,7 +122,7 @@ CollectiveModelRecord read_collective_model(hid_t parent, const H5Where& where,
 void write_model_file(const std::string& path, const ModelSet& models) {
   const H5Where root{path, "/"};
   if (std::filesystem::exists(path))
-    root.fail("exists; scaletune never overwrites a file: fit into a new one");
+    throw ResultError(path + " exists; scaletune never overwrites a file: fit into a new one");
   const detail::File file = detail::create_result_file(path);
   detail::write_provenance(file.id(), root, models.provenance);
   detail::write_dataset(file.id(), root, "inputs", {{models.inputs.size()}, "files", ""},

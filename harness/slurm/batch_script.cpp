@@ -117,10 +117,12 @@ std::vector<Allocation> allocations(std::span<const int> rank_counts, const Slur
   for (int k : counts) {
     const int nodes = ceil_div(k, per_node);
     if (s.nodes > 0 && nodes > s.nodes)
-      throw std::invalid_argument(std::to_string(k) + " ranks need " + std::to_string(nodes) +
-                                  " nodes of " + std::to_string(per_node) + " ranks; --nodes " +
-                                  std::to_string(s.nodes) + " allows " +
-                                  std::to_string(s.nodes * per_node));
+      throw std::invalid_argument(
+          std::to_string(k) + " ranks need " + std::to_string(nodes) + " nodes of " +
+          std::to_string(per_node) + (per_node == 1 ? " rank" : " ranks") + "; " +
+          std::to_string(s.nodes) + (s.nodes == 1 ? " node" : " nodes") +
+          " (--nodes, else [slurm] nodes)" + (s.nodes == 1 ? " holds " : " hold ") +
+          std::to_string(s.nodes * per_node));
     if (whole_nodes(k, per_node)) {
       shared.rank_counts.push_back(k);
       shared.nodes = std::max(shared.nodes, nodes);

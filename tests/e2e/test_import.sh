@@ -142,6 +142,10 @@ expect_exit 2 "a3mega_allreduce.log: 2 hosts in the log but its all_reduce rows 
 expect_exit 2 "--nodes 2 but its .* rows have no rank count; give --ranks N" \
   "$SCALETUNE" import nccl-tests "$fragment" --out fragment2only.h5 --nodes 2
 for f in a3mega3n.h5 a3mega1.h5 fragment2only.h5; do [ ! -e "$f" ] || fail "bad --nodes wrote $f"; done
+# Rows of unknown rank count fit nothing: bad input, no model file.
+expect_exit 2 "no model could be fitted: .*import them with --ranks N" \
+  "$SCALETUNE" fit fragment.h5 --out fragment-model.h5
+[ ! -e fragment-model.h5 ] || fail "fit of nothing wrote fragment-model.h5"
 
 # The OSU log; two nccl-tests logs in one call.
 osu="$DATA/osu_gh200_alps_osu_bw_host_and_cuda.log"

@@ -40,6 +40,11 @@ expect_match "$out" "gemm fp32 host +[0-9]+  (affine|power_law) +[0-9.]+%" "the 
 expect_match "$out" "all_reduce on 2 ranks +[0-9]+  curve" "the all-reduce curve"
 run_status "$SCALETUNE" fit p.h5 --out m.h5
 [ "$status" -eq 2 ] || fail "fit over an existing file exited $status"
+expect_match "$out" "^scaletune fit: m\.h5 exists; scaletune never overwrites a file" "fit names the file it will not replace"
+run_status "$SCALETUNE" fit p.h5 ./p.h5 --out twice.h5
+[ "$status" -eq 2 ] || fail "fit of one file twice exited $status: $out"
+expect_match "$out" "p\.h5 is given twice" "a file given twice"
+[ ! -e twice.h5 ] || fail "fit of one file twice wrote twice.h5"
 run_status "$SCALETUNE" fit m.h5 --out m2.h5
 [ "$status" -eq 2 ] || fail "fit of a model file exited $status: $out"
 expect_match "$out" "no /ops and no /collectives" "a model file is no profile"
@@ -60,6 +65,10 @@ assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
 assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
 assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
 PY
+run_status "$SCALETUNE" export-timeline pred.h5 --config nope --out nope.json
+[ "$status" -eq 2 ] || fail "export-timeline of an unknown predicted configuration exited $status: $out"
+expect_match "$out" "pred\.h5: no configuration 'nope'; it has resnet50-r1-b8-even-fp32, resnet50-r2-b8-even-fp32$" \
+  "the predicted configurations named"
 run_status "$SCALETUNE" export-timeline pred.h5 --config resnet50-r2-b8-even-fp32 --out pred.json
 [ "$status" -eq 0 ] || fail "export-timeline of a predicted step exited $status: $out"
 "$PYTHON" - <<'PY' || fail "the predicted timeline"
@@ -82,7 +91,7 @@ run_status "$SCALETUNE" predict bf16.toml --model m.h5
 expect_match "$out" "warning: the model was fitted on host devices; the job is described for cuda" "device kinds"
 run_status "$SCALETUNE" predict bf16.toml --model m.h5 --device cuda
 [ "$status" -eq 2 ] || fail "predict of bf16 ops with fp32 models exited $status: $out"
-expect_match "$out" "the model has no [a-z_0-9]+ bf16 model; profile that op with .scaletune profile --jobs" "a missing op kind"
+expect_match "$out" "m\.h5: the model has no [a-z_0-9]+ bf16 model; profile that op with .scaletune profile --jobs" "a missing op kind, in the file named"
 run_status "$SCALETUNE" predict tiny.toml --model p.h5
 [ "$status" -eq 2 ] || fail "predict with a profile as the model exited $status: $out"
 expect_match "$out" "not a model file" "a profile is no model"
@@ -213,7 +222,7 @@ run_status "$SCALETUNE" fit cluster.h5 --out only-collectives.h5
 [ "$status" -eq 0 ] || fail "fit of the imported logs alone exited $status: $out"
 run_status $MPIEXEC -n 2 "$SCALETUNE" run nomodel.toml --model only-collectives.h5 --out none.h5
 [ "$status" -eq 2 ] || fail "run with a model lacking op kinds exited $status: $out"
-expect_match "$out" "the model has no [a-z_]+ fp32 model; profile that op" "the op kind the model lacks"
+expect_match "$out" "only-collectives\.h5: the model has no [a-z_]+ fp32 model; profile that op" "the op kind the model lacks, in the file named"
 run_status "$SCALETUNE" plan "$SOURCE_DIR/jobs/resnet50-cpu.toml" --model m.h5
 [ "$status" -eq 2 ] || fail "plan --model of a resnet50 job exited $status: $out"
 expect_match "$out" "only for workload kind dlrm" "plan --model needs a dlrm job"

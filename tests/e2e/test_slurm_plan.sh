@@ -67,7 +67,7 @@ expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --time 2h
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --launcher mpiexec
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --nodes 0
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --tasks-per-node 1 --nodes 1
-expect_match "$out" "2 ranks need 2 nodes of 1 ranks; --nodes 1 allows 1" "too few nodes"
+expect_match "$out" "2 ranks need 2 nodes of 1 rank; 1 node \(--nodes, else \[slurm\] nodes\) holds 1" "too few nodes"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --partition $'gpu\necho INJECTED'
 expect_match "$out" "--partition 'gpu" "--partition with a line break"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --account 'a b'

@@ -161,7 +161,8 @@ TEST(InterNodeFit, CurvesOfOneRankCountOnOtherNodesStayApart) {
   // 8 on one node each where a curve exists on 1 node only: that curve, and the basis says so.
   model.set_ranks_per_node(2);
   EXPECT_DOUBLE_EQ(model.collective_time_s(big), one_node);
-  EXPECT_NE(model.collective_basis(big).find("measured on 1 node, placed on 4"), std::string::npos)
+  EXPECT_NE(model.collective_basis(big).find("measured on 1 node, extrapolated to 4 nodes"),
+            std::string::npos)
       << model.collective_basis(big);
   // 16 all_reduce ranks on one node, where 16 were measured on 2 nodes only: not that curve but
   // the model across rank counts, which says so.
@@ -179,6 +180,56 @@ TEST(InterNodeFit, CurvesOfOneRankCountOnOtherNodesStayApart) {
   EXPECT_DOUBLE_EQ(read.collective_time_s(big), two_node_time);
   read.set_ranks_per_node(8);
   EXPECT_DOUBLE_EQ(read.collective_time_s(big), one_node);
+}
+
+TEST(InterNodeFit, ACurveOfOwnAndImportedRowsKeepsTheOwn) {
+  // The 8-GPU all_gather rows as if scaletune had measured them 3 times slower on its devices.
+  std::vector<results::ResultSet> logs = h100_logs();
+  results::ResultSet own;
+  own.path = "own.h5";
+  std::size_t imported_rows = 0;
+  for (results::CollectiveResult row : logs.front().collectives)
+    if (row.op == "all_gather") {
+      ++imported_rows;
+      row.time_us *= 3.0;
+      row.source = "scaletune:own.h5:" + std::to_string(row.bytes);
+      own.collectives.push_back(row);
+    }
+  const at::PerformanceModel imported_only(at::fit_models(logs).models);
+  logs.push_back(own);
+  const at::FitResult fit = at::fit_models(logs);
+  const at::FitLine* line = report_line(fit, "all_gather on 8 ranks");
+  ASSERT_NE(line, nullptr);
+  EXPECT_NE(line->note.find("the imported logs' " + std::to_string(imported_rows) +
+                            " rows left out (own measurements and imported logs are not mixed)"),
+            std::string::npos)
+      << line->note;
+  trace::Collective c = all_reduce(std::int64_t{1} << 26, 8);
+  c.op = "all_gather";
+  EXPECT_NEAR(
+      at::PerformanceModel(fit.models).collective_time_s(c) / imported_only.collective_time_s(c),
+      3.0, 0.15);
+}
+
+TEST(InterNodeFit, AModelAcrossRankCountsWithoutATimeIsRefused) {
+  results::ModelSet models;
+  results::CollectiveModelRecord r;
+  r.op = "all_reduce";
+  r.form = "rank_count";
+  r.parameters = {-100.0, 1.0, 1e-6, 0.0};  // negative below ~100 ring steps
+  r.min_ranks = 2;
+  r.max_ranks = 12;
+  models.collectives.push_back(r);
+  const at::PerformanceModel model(models);
+  try {
+    model.collective_time_s(all_reduce(1 << 20, 4));
+    ADD_FAILURE() << "a negative time was taken";
+  } catch (const at::MissingCollectiveModel& e) {
+    EXPECT_NE(std::string(e.what()).find("the all_reduce model across 2..12 ranks gives"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_GT(model.collective_time_s(all_reduce(1 << 30, 4)), 0.0);  // where it has one
 }
 
 TEST(InterNodeFit, TheTermsSurviveTheModelFile) {

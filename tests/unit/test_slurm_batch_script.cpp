@@ -62,7 +62,8 @@ TEST(SlurmAllocations, SmallSweepsTakeOnlyTheRanksTheyNeedAndNodesAreCapped) {
     sl::allocations(big, s);
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "32 ranks need 4 nodes of 8 ranks; --nodes 2 allows 16");
+    EXPECT_EQ(std::string(e.what()),
+              "32 ranks need 4 nodes of 8 ranks; 2 nodes (--nodes, else [slurm] nodes) hold 16");
   }
   EXPECT_THROW(sl::allocations(std::vector<int>{}, s), std::invalid_argument);
 }
