@@ -156,6 +156,13 @@ double rank_count_error(const std::vector<CollectiveRow>& rows, const std::set<i
   return error / static_cast<double>(n);
 }
 
+/// How many of `rows` the model gives no positive time.
+std::size_t rows_without_time(const RankCountModel& m, const std::vector<CollectiveRow>& rows) {
+  return static_cast<std::size_t>(std::ranges::count_if(rows, [&](const CollectiveRow& r) {
+    return !(m.time_us(r.ranks, static_cast<double>(r.bytes), r.nodes) > 0.0);
+  }));
+}
+
 /// Rows on 2 or more ranks of one family of sources, and their rank counts.
 struct Family {
   std::vector<CollectiveRow> rows;
@@ -217,6 +224,11 @@ void fit_rank_counts(const std::string& op, const std::vector<CollectiveRow>& ro
       notes.push_back("intra- and inter-node terms (" + std::to_string(m.ranks_per_node) +
                       " ranks per node, up to " + std::to_string(m.max_nodes) + " nodes)");
     if (counts.size() < 3) notes.push_back("2 rank counts: no held-out error");
+    if (const std::size_t timeless = rows_without_time(m, multi); timeless > 0)
+      notes.push_back("gives no positive time for " + detail::counted(timeless, "row") + " of " +
+                      std::to_string(multi.size()) +
+                      " it was fitted on (logs of different clusters? fit each cluster's logs "
+                      "apart); predictions that need such a time are refused");
     if (!left_out.empty()) notes.push_back(left_out);
     line.note.clear();
     for (const std::string& n : notes) line.note += (line.note.empty() ? "" : "; ") + n;

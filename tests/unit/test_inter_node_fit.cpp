@@ -211,6 +211,24 @@ TEST(InterNodeFit, ACurveOfOwnAndImportedRowsKeepsTheOwn) {
       3.0, 0.15);
 }
 
+TEST(InterNodeFit, LogsOfTwoClustersFittedTogetherAreNamedSuspect) {
+  // An RTX 2080 Ti pair over PCIe without P2P, 8 H100s and a 12-GPU V100 DGX-2: one line
+  // through all three gives some of their own rows no time at all.
+  const at::FitResult fit =
+      at::fit_models({imported("nccl_rtx2080ti_pcie_2gpu_noP2P_5collectives.log"),
+                      imported("nccl_h100_1node_8gpu_multi_collective.log"),
+                      imported("nccl_v100_dgx2_12gpu_oldformat_5collectives.log")});
+  const at::FitLine* line = report_line(fit, "all_reduce across ranks");
+  ASSERT_NE(line, nullptr);
+  EXPECT_NE(line->note.find("gives no positive time for "), std::string::npos) << line->note;
+  EXPECT_NE(line->note.find("logs of different clusters? fit each cluster's logs apart"),
+            std::string::npos);
+  // One cluster's logs alone: no such note.
+  const at::FitResult h100 = at::fit_models(h100_logs());
+  EXPECT_EQ(report_line(h100, "all_reduce across ranks")->note.find("no positive time"),
+            std::string::npos);
+}
+
 TEST(InterNodeFit, AModelAcrossRankCountsWithoutATimeIsRefused) {
   results::ModelSet models;
   results::CollectiveModelRecord r;
