@@ -230,6 +230,9 @@ OpModelForm op_model_form_from(const std::string& name) {
 }
 
 double OpModel::time_s(const trace::ComputeOp& call) const {
+  // No FLOPs and no bytes (an empty shard's update, numel 0): no work. A power law would read
+  // its logs as log(1) = 0 and answer its intercept, milliseconds for a fitted slope near 1.
+  if (call.flops == 0.0 && call.bytes == 0.0) return 0.0;
   double dot = 0.0;
   for_each_input(form, inputs, call, [&](std::size_t i, double v) { dot += weights.at(i) * v; });
   return time_of_dot(form, dot);

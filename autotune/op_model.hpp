@@ -51,8 +51,9 @@ struct OpModel {
   double cv_mape = 0.0;        ///< k-fold cross-validated mean absolute percentage error, fraction
   double other_cv_mape = 0.0;  ///< the other form's, for the report
 
-  /// Predicted time of `call` (an op of this model's kind), s. Throws std::invalid_argument
-  /// naming the field when `call` lacks a shape field the model reads.
+  /// Predicted time of `call` (an op of this model's kind), s; 0 for a call of no FLOPs and no
+  /// bytes (an empty shard). Throws std::invalid_argument naming the field when `call` lacks a
+  /// shape field the model reads.
   double time_s(const trace::ComputeOp& call) const;
   /// "name=value (profiled low..high)" for every range the call falls outside; empty inside.
   std::vector<std::string> extrapolation(const trace::ComputeOp& call) const;

@@ -109,6 +109,18 @@ TEST(OpModel, PowerLawTimesAreRecovered) {
   EXPECT_LT(model.cv_mape, 0.02);
 }
 
+TEST(OpModel, AnEmptyShardTakesNoTime) {
+  // An elementwise op of numel 1024..4M at 1 ns per element plus 2 us: the power law's
+  // intercept is not a time to charge an op of no elements (ZeRO's empty shards).
+  std::vector<OpPoint> points;
+  for (std::int64_t n = 1024; n <= (std::int64_t{1} << 22); n *= 2)
+    points.push_back({synthetic(n, double(n), 12.0 * n), 2e-6 + 1e-9 * double(n)});
+  const OpModel model = fit_op_model(points, "host");
+  EXPECT_EQ(model.time_s(synthetic(0, 0.0, 0.0)), 0.0);
+  EXPECT_GT(model.time_s(synthetic(1, 1.0, 12.0)), 0.0);
+  EXPECT_LT(model.time_s(synthetic(1, 1.0, 12.0)), model.time_s(synthetic(1024, 1024.0, 12288.0)));
+}
+
 /// `n` points of distinct shapes (numel 8, 16, ...) taking `time_s` each.
 std::vector<OpPoint> distinct_points(int n, double time_s) {
   std::vector<OpPoint> out;
