@@ -209,10 +209,15 @@ std::string PerformanceModel::rank_count_basis(const RankCountModel& m, int rank
   const std::string on_nodes =
       " on " + detail::counted(static_cast<std::size_t>(nodes), "node") +
       (ranks % nodes != 0 ? " of up to " + std::to_string(per_node) + " ranks" : "");
-  if (ranks > m.max_ranks || ranks < m.min_ranks || (m.spans_nodes() && nodes > m.max_nodes))
+  const bool beyond =
+      ranks > m.max_ranks || ranks < m.min_ranks || (m.spans_nodes() && nodes > m.max_nodes);
+  if (beyond)
     text +=
         ", extrapolated to " + std::to_string(ranks) + " ranks" + (m.spans_nodes() ? on_nodes : "");
-  if (m.spans_nodes() && per_node != m.ranks_per_node && (nodes > 1 || per_node > m.ranks_per_node))
+  // One node, or uneven nodes "of up to g ranks", already say the ranks per node.
+  const bool per_node_said = beyond && m.spans_nodes() && (nodes == 1 || ranks % nodes != 0);
+  if (m.spans_nodes() && per_node != m.ranks_per_node &&
+      (nodes > 1 || per_node > m.ranks_per_node) && !per_node_said)
     text += ", extrapolated to " + detail::counted(static_cast<std::size_t>(per_node), "rank") +
             " per node";
   if (!m.spans_nodes() && nodes > 1)

@@ -104,14 +104,13 @@ TEST(InterNodeFit, TheBasisNamesUnevenAndOverfullNodes) {
   model.set_ranks_per_node(3);
   EXPECT_EQ(model.nodes_for("all_reduce", 64), 22);
   EXPECT_NE(model.collective_basis(big).find("extrapolated to 64 ranks on 22 nodes of up to 3 "
-                                             "ranks, extrapolated to 3 ranks per node"),
+                                             "ranks ("),
             std::string::npos)
       << model.collective_basis(big);
   // All 64 on one node: within the 2 nodes measured, but 64 on a node where 8 were measured.
   model.set_ranks_per_node(64);
   EXPECT_EQ(model.nodes_for("all_reduce", 64), 1);
-  EXPECT_NE(model.collective_basis(big).find(", extrapolated to 64 ranks on 1 node, extrapolated "
-                                             "to 64 ranks per node"),
+  EXPECT_NE(model.collective_basis(big).find(", extrapolated to 64 ranks on 1 node ("),
             std::string::npos)
       << model.collective_basis(big);
 }
