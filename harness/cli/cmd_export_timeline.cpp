@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/cli/args.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
@@ -80,35 +81,32 @@ std::vector<trace::TimelineExport> chosen_timelines(std::vector<Candidate> all,
   return out;
 }
 
+/// scaletune export-timeline, its bad input thrown (the command reports it).
+int export_timeline_unguarded(int argc, char** argv) {
+  const Args args = parse_args(argc, argv, 2, "export-timeline", {"--config", "--out"}, {});
+  expect_positionals(args, 1, 1, kUsage);
+  if (!args.options.contains("--out"))
+    throw UsageError("--out trace.json is required; usage: " + std::string(kUsage));
+  const std::string out = args.option("--out");
+  check_output_path(kTrace, out);
+  const std::string path = args.positional.front();
+  const std::string config = args.options.contains("--config") ? args.option("--config") : "";
+  const std::vector<trace::TimelineExport> timelines =
+      chosen_timelines(candidates(path), config, path);
+  write_text_output(kTrace, out, trace::chrome_trace_json(timelines));
+  std::size_t spans = 0;
+  for (const trace::TimelineExport& t : timelines) spans += t.spans.size();
+  std::cout << "scaletune export-timeline: " << timelines.size() << " configuration"
+            << (timelines.size() == 1 ? "" : "s") << ", " << spans << " spans in " << out
+            << " (open it in ui.perfetto.dev or chrome://tracing)\n";
+  return kOk;
+}
+
 }  // namespace
 
 int export_timeline_command(int argc, char** argv) {
-  try {
-    const Args args = parse_args(argc, argv, 2, "export-timeline", {"--config", "--out"}, {});
-    expect_positionals(args, 1, 1, kUsage);
-    if (!args.options.contains("--out"))
-      throw UsageError("--out trace.json is required; usage: " + std::string(kUsage));
-    const std::string out = args.option("--out");
-    check_output_path(kTrace, out);
-    const std::string path = args.positional.front();
-    const std::string config = args.options.contains("--config") ? args.option("--config") : "";
-    const std::vector<trace::TimelineExport> timelines =
-        chosen_timelines(candidates(path), config, path);
-    write_text_output(kTrace, out, trace::chrome_trace_json(timelines));
-    std::size_t spans = 0;
-    for (const trace::TimelineExport& t : timelines) spans += t.spans.size();
-    std::cout << "scaletune export-timeline: " << timelines.size() << " configuration"
-              << (timelines.size() == 1 ? "" : "s") << ", " << spans << " spans in " << out
-              << " (open it in ui.perfetto.dev or chrome://tracing)\n";
-    return kOk;
-  } catch (const UsageError& e) {
-    std::cerr << "scaletune export-timeline: " << e.what() << "\n";
-  } catch (const results::ResultError& e) {
-    std::cerr << "scaletune export-timeline: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "scaletune export-timeline: " << e.what() << "\n";
-  }
-  return kBadInput;
+  return guard_bad_input<UsageError, results::ResultError, std::invalid_argument>(
+      "export-timeline", [&] { return export_timeline_unguarded(argc, argv); });
 }
 
 }  // namespace scaletune::cli

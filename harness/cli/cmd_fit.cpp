@@ -11,6 +11,7 @@
 #include "autotune/detail/format.hpp"
 #include "autotune/model_fitting.hpp"
 #include "harness/cli/args.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -64,34 +65,31 @@ void expect_each_once(const std::vector<std::string>& paths) {
       throw UsageError(path + " is given twice; give each file once (its rows would count twice)");
 }
 
+/// scaletune fit, its bad input thrown (the command reports it).
+int fit_unguarded(int argc, char** argv) {
+  const Args args = parse_args(argc, argv, 2, "fit", {"--out"}, {});
+  expect_positionals(args, 1, 1024, kUsage);
+  if (!args.options.contains("--out"))
+    throw UsageError("--out MODEL.h5 is required; usage: " + std::string(kUsage));
+  const std::string out = args.option("--out");
+  expect_h5_path("--out", out);
+  expect_each_once(args.positional);
+  std::vector<results::ResultSet> inputs;
+  for (const std::string& path : args.positional) inputs.push_back(results::read_results(path));
+  autotune::FitResult fit = autotune::fit_models(inputs);
+  fit.models.provenance = command_provenance(argc, argv);
+  fit.models.provenance.created_utc = mpi::utc_now();
+  results::write_model_file(out, fit.models);
+  print_report(fit, std::cout);
+  std::cout << "models in " << out << "\n";
+  return kOk;
+}
+
 }  // namespace
 
 int fit_command(int argc, char** argv) {
-  try {
-    const Args args = parse_args(argc, argv, 2, "fit", {"--out"}, {});
-    expect_positionals(args, 1, 1024, kUsage);
-    if (!args.options.contains("--out"))
-      throw UsageError("--out MODEL.h5 is required; usage: " + std::string(kUsage));
-    const std::string out = args.option("--out");
-    expect_h5_path("--out", out);
-    expect_each_once(args.positional);
-    std::vector<results::ResultSet> inputs;
-    for (const std::string& path : args.positional) inputs.push_back(results::read_results(path));
-    autotune::FitResult fit = autotune::fit_models(inputs);
-    fit.models.provenance = command_provenance(argc, argv);
-    fit.models.provenance.created_utc = mpi::utc_now();
-    results::write_model_file(out, fit.models);
-    print_report(fit, std::cout);
-    std::cout << "models in " << out << "\n";
-    return kOk;
-  } catch (const UsageError& e) {
-    std::cerr << "scaletune fit: " << e.what() << "\n";
-  } catch (const results::ResultError& e) {
-    std::cerr << "scaletune fit: " << e.what() << "\n";
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "scaletune fit: " << e.what() << "\n";
-  }
-  return kBadInput;
+  return guard_bad_input<UsageError, results::ResultError, std::invalid_argument>(
+      "fit", [&] { return fit_unguarded(argc, argv); });
 }
 
 }  // namespace scaletune::cli

@@ -10,6 +10,7 @@
 #include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/auto_sharding.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/slurm_plan.hpp"
@@ -118,34 +119,29 @@ int print_predicted_plans(const Args& args) {
   return failed ? kRunFailed : kOk;
 }
 
+/// scaletune plan, its bad input thrown (the command reports it).
+int plan_unguarded(int argc, char** argv) {
+  std::set<std::string> options = kSlurmOptions;
+  options.insert({"--world", "--model", "--device"});
+  const Args args = parse_args(argc, argv, 2, "plan", options, {});
+  expect_positionals(args, 1, 1, kUsage);
+  expect_slurm_with_its_options(args);
+  if (args.options.contains("--model")) return print_predicted_plans(args);
+  const int world =
+      args.options.contains("--world") ? parse_rank_count("--world", args.option("--world")) : 0;
+  const job::JobSpec spec = job::parse_job_file(args.positional.front());
+  if (args.options.contains("--slurm"))
+    write_slurm_scripts(spec, args.positional.front(), args, std::cout);
+  else
+    print_plan(spec, world);
+  return kOk;
+}
+
 }  // namespace
 
 int plan_command(int argc, char** argv) {
-  try {
-    std::set<std::string> options = kSlurmOptions;
-    options.insert({"--world", "--model", "--device"});
-    const Args args = parse_args(argc, argv, 2, "plan", options, {});
-    expect_positionals(args, 1, 1, kUsage);
-    expect_slurm_with_its_options(args);
-    if (args.options.contains("--model")) return print_predicted_plans(args);
-    const int world =
-        args.options.contains("--world") ? parse_rank_count("--world", args.option("--world")) : 0;
-    const job::JobSpec spec = job::parse_job_file(args.positional.front());
-    if (args.options.contains("--slurm"))
-      write_slurm_scripts(spec, args.positional.front(), args, std::cout);
-    else
-      print_plan(spec, world);
-    return kOk;
-  } catch (const UsageError& e) {
-    std::cerr << "scaletune plan: " << e.what() << "\n";
-  } catch (const job::JobError& e) {
-    std::cerr << "scaletune plan: " << e.what() << "\n";
-  } catch (const results::ResultError& e) {
-    std::cerr << "scaletune plan: " << e.what() << "\n";
-  } catch (const autotune::MissingModel& e) {
-    std::cerr << "scaletune plan: " << e.what() << "\n";
-  }
-  return kBadInput;
+  return guard_bad_input<UsageError, job::JobError, results::ResultError, autotune::MissingModel>(
+      "plan", [&] { return plan_unguarded(argc, argv); });
 }
 
 }  // namespace scaletune::cli

@@ -16,6 +16,7 @@
 #include "autotune/performance_model.hpp"
 #include "harness/cli/args.hpp"
 #include "harness/cli/auto_sharding.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/provenance.hpp"
@@ -328,27 +329,22 @@ int predict(const Args& args, int argc, char** argv) {
   return failed == 0 ? kOk : kRunFailed;
 }
 
+/// scaletune predict, its bad input thrown (the command reports it).
+int predict_unguarded(int argc, char** argv) {
+  const Args args =
+      parse_args(argc, argv, 2, "predict", {"--model", "--world", "--out", "--compare", "--device"},
+                 {"--phases", "--ops"});
+  expect_positionals(args, 1, 1, kUsage);
+  if (args.options.contains("--out")) expect_h5_path("--out", args.option("--out"));
+  const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
+  return predict(args, argc, argv);
+}
+
 }  // namespace
 
 int predict_command(int argc, char** argv) {
-  try {
-    const Args args =
-        parse_args(argc, argv, 2, "predict",
-                   {"--model", "--world", "--out", "--compare", "--device"}, {"--phases", "--ops"});
-    expect_positionals(args, 1, 1, kUsage);
-    if (args.options.contains("--out")) expect_h5_path("--out", args.option("--out"));
-    const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
-    return predict(args, argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "scaletune predict: " << e.what() << "\n";
-  } catch (const job::JobError& e) {
-    std::cerr << "scaletune predict: " << e.what() << "\n";
-  } catch (const results::ResultError& e) {
-    std::cerr << "scaletune predict: " << e.what() << "\n";
-  } catch (const autotune::MissingModel& e) {
-    std::cerr << "scaletune predict: " << e.what() << "\n";
-  }
-  return kBadInput;
+  return guard_bad_input<UsageError, job::JobError, results::ResultError, autotune::MissingModel>(
+      "predict", [&] { return predict_unguarded(argc, argv); });
 }
 
 }  // namespace scaletune::cli
