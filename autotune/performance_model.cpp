@@ -172,58 +172,63 @@ double PerformanceModel::collective_time_s(const trace::Collective& c) const {
   return us * 1e-6;
 }
 
-std::string PerformanceModel::collective_basis(const trace::Collective& c) const {
-  if (c.participants <= 1) return "one rank: no communication";
-  const auto [op, curve] = source_for(c.op, c.participants);
-  const auto from = [&](int ranks, int nodes) {
-    const std::string& files = m_sources.at({op, ranks, nodes});
-    return files.empty() ? std::string() : " (from " + files + ")";
-  };
-  if (curve != nullptr) {
-    const int nodes = placed_nodes(op, c.participants);
-    return op + " curve at " + std::to_string(c.participants) + " ranks" +
-           (nodes != 0 && curve->nodes != nodes
-                ? ", measured on " +
-                      detail::counted(static_cast<std::size_t>(curve->nodes), "node") +
-                      ", extrapolated to " +
-                      detail::counted(static_cast<std::size_t>(nodes), "node")
-                : "") +
-           (curve->extrapolates(std::max<double>(static_cast<double>(c.bytes), 1.0))
-                ? ", extrapolated outside its fitted sizes of " +
-                      detail::significant(std::exp2(curve->log2_sizes.front()), 3) + ".." +
-                      detail::significant(std::exp2(curve->log2_sizes.back()), 3) + " bytes"
-                : "") +
-           from(c.participants, curve->nodes);
-  }
-  return rank_count_basis(m_rank_models.at(op), c.participants) + from(0, 1);
+std::string CollectiveBasis::text() const {
+  std::string out = model;
+  for (const std::string& b : beyond) out += ", " + b;
+  return files.empty() ? out : out + " (from " + files + ")";
 }
 
-std::string PerformanceModel::rank_count_basis(const RankCountModel& m, int ranks) const {
+CollectiveBasis PerformanceModel::collective_basis(const trace::Collective& c) const {
+  if (c.participants <= 1) return {"one rank: no communication", {}, ""};
+  const auto [op, curve] = source_for(c.op, c.participants);
+  if (curve == nullptr) {
+    CollectiveBasis b = rank_count_basis(m_rank_models.at(op), c.participants);
+    b.files = m_sources.at({op, 0, 1});
+    return b;
+  }
+  CollectiveBasis b{op + " curve at " + std::to_string(c.participants) + " ranks",
+                    {},
+                    m_sources.at({op, c.participants, curve->nodes})};
+  const int nodes = placed_nodes(op, c.participants);
+  if (nodes != 0 && curve->nodes != nodes)
+    b.beyond.push_back(
+        "measured on " + detail::counted(static_cast<std::size_t>(curve->nodes), "node") +
+        ", extrapolated to " + detail::counted(static_cast<std::size_t>(nodes), "node"));
+  if (curve->extrapolates(std::max<double>(static_cast<double>(c.bytes), 1.0)))
+    b.beyond.push_back("extrapolated outside its fitted sizes of " +
+                       detail::significant(std::exp2(curve->log2_sizes.front()), 3) + ".." +
+                       detail::significant(std::exp2(curve->log2_sizes.back()), 3) + " bytes");
+  return b;
+}
+
+CollectiveBasis PerformanceModel::rank_count_basis(const RankCountModel& m, int ranks) const {
   const int nodes = nodes_for(m.op, ranks);
   const int per_node = (ranks + nodes - 1) / nodes;  // the most on one node
-  std::string text = m.op + " across " + std::to_string(m.min_ranks) + ".." +
-                     std::to_string(m.max_ranks) + " ranks";
+  CollectiveBasis b{m.op + " across " + std::to_string(m.min_ranks) + ".." +
+                        std::to_string(m.max_ranks) + " ranks",
+                    {},
+                    ""};
   if (m.spans_nodes())
-    text += " (" + std::to_string(m.ranks_per_node) + " per node, up to " +
-            detail::counted(static_cast<std::size_t>(m.max_nodes), "node") + ")";
+    b.model += " (" + std::to_string(m.ranks_per_node) + " per node, up to " +
+               detail::counted(static_cast<std::size_t>(m.max_nodes), "node") + ")";
   const std::string on_nodes =
       " on " + detail::counted(static_cast<std::size_t>(nodes), "node") +
       (ranks % nodes != 0 ? " of up to " + std::to_string(per_node) + " ranks" : "");
   const bool beyond =
       ranks > m.max_ranks || ranks < m.min_ranks || (m.spans_nodes() && nodes > m.max_nodes);
   if (beyond)
-    text +=
-        ", extrapolated to " + std::to_string(ranks) + " ranks" + (m.spans_nodes() ? on_nodes : "");
+    b.beyond.push_back("extrapolated to " + std::to_string(ranks) + " ranks" +
+                       (m.spans_nodes() ? on_nodes : ""));
   // One node, or uneven nodes "of up to g ranks", already say the ranks per node.
   const bool per_node_said = beyond && m.spans_nodes() && (nodes == 1 || ranks % nodes != 0);
   if (m.spans_nodes() && per_node != m.ranks_per_node &&
       (nodes > 1 || per_node > m.ranks_per_node) && !per_node_said)
-    text += ", extrapolated to " + detail::counted(static_cast<std::size_t>(per_node), "rank") +
-            " per node";
+    b.beyond.push_back("extrapolated to " +
+                       detail::counted(static_cast<std::size_t>(per_node), "rank") + " per node");
   if (!m.spans_nodes() && nodes > 1)
-    text += ", extrapolated as one node for " + std::to_string(ranks) + " ranks" + on_nodes +
-            " (its rows never spanned nodes)";
-  return text;
+    b.beyond.push_back("extrapolated as one node for " + std::to_string(ranks) + " ranks" +
+                       on_nodes + " (its rows never spanned nodes)");
+  return b;
 }
 
 void PerformanceModel::set_ranks_per_node(int ranks_per_node) {

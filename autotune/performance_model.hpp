@@ -34,6 +34,22 @@ class MissingCollectiveModel : public MissingModel {
   using MissingModel::MissingModel;
 };
 
+/// What timed a collective (PerformanceModel::collective_basis): the model and its range, what
+/// the collective takes it beyond, and the files it was fitted on.
+struct CollectiveBasis {
+  /// "all_reduce curve at 16 ranks", "all_reduce across 8..16 ranks (8 per node, up to 2
+  /// nodes)", "one rank: no communication"
+  std::string model;
+  /// "extrapolated to 64 ranks on 8 nodes", "extrapolated outside its fitted sizes of 8..2.1e+06
+  /// bytes", ...; empty inside the model's range
+  std::vector<std::string> beyond;
+  std::string files;  ///< "nccl.h5, profile.h5"; empty where the model file names none
+
+  /// model, each of beyond after ", ", then " (from FILES)".
+  std::string text() const;
+  bool extrapolates() const { return !beyond.empty(); }
+};
+
 /// results::ModelSet's records as models.
 OpModel op_model_of(const results::OpModelRecord& r);
 results::OpModelRecord record_of(const OpModel& m);
@@ -62,13 +78,13 @@ class PerformanceModel {
   /// where no layout is known: placed_nodes). Throws MissingCollectiveModel when none exists,
   /// or when the model across rank counts gives no positive time.
   double collective_time_s(const trace::Collective& c) const;
-  /// Which model timed `c`, what it extrapolates from and the files it was fitted on:
+  /// Which model timed `c`, what it extrapolates from and the files it was fitted on (text()):
   /// "alltoall curve at 2 ranks (from profile.h5)", "all_reduce curve at 16 ranks, measured on
   /// 2 nodes, extrapolated to 1 node (from nccl.h5)", "all_reduce across 2..8 ranks,
   /// extrapolated to 64 ranks (from nccl.h5)" or, for a model with inter-node terms,
   /// "all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated to 64 ranks on 8
   /// nodes (from nccl.h5)"; the files are left out where the model file does not name them.
-  std::string collective_basis(const trace::Collective& c) const;
+  CollectiveBasis collective_basis(const trace::Collective& c) const;
   /// Places the ranks of the collectives timed by models across rank counts `ranks_per_node`
   /// to a node (the job's [slurm] tasks_per_node); 0, the default: as the multi-node rows
   /// those models were fitted on were placed (one node when none spanned nodes). Throws
@@ -95,7 +111,7 @@ class PerformanceModel {
   /// The curve of `op` at `ranks` on `nodes` nodes (nodes 0: on any, the fewest), else null.
   const CollectiveCurve* curve_at(const std::string& op, int ranks, int nodes) const;
   /// collective_basis of `ranks` ranks timed by the model across rank counts `m`, without files.
-  std::string rank_count_basis(const RankCountModel& m, int ranks) const;
+  CollectiveBasis rank_count_basis(const RankCountModel& m, int ranks) const;
 
   std::string m_device_kind;
   int m_ranks_per_node = 0;  ///< set_ranks_per_node's; 0: the models' own

@@ -7,7 +7,6 @@
 #include <iostream>
 #include <limits>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -56,20 +55,21 @@ std::map<std::string, double> measured_steps(const std::string& list) {
 /// files it was fitted on), and per op kind that leaves its profiled range the first field
 /// outside it and how many of its calls do.
 struct Basis {
-  std::set<std::string> collectives;
+  std::map<std::string, bool> collectives;  ///< text -> whether it extrapolates
   std::vector<std::string> ops;
 
   /// Every line (collectives first).
   std::vector<std::string> lines() const {
-    std::vector<std::string> out(collectives.begin(), collectives.end());
+    std::vector<std::string> out;
+    for (const auto& [text, extrapolates] : collectives) out.push_back(text);
     out.insert(out.end(), ops.begin(), ops.end());
     return out;
   }
   /// The lines that extrapolate.
   std::vector<std::string> extrapolations() const {
     std::vector<std::string> out;
-    for (const std::string& c : collectives)
-      if (c.find("extrapolated") != std::string::npos) out.push_back(c);
+    for (const auto& [text, extrapolates] : collectives)
+      if (extrapolates) out.push_back(text);
     out.insert(out.end(), ops.begin(), ops.end());
     return out;
   }
@@ -87,8 +87,10 @@ Basis basis_of(const std::vector<trace::RankTrace>& ranks, int alike,
         if (calls == 0) first = model.extrapolation(e.compute).front();
         calls += alike;
       }
-      if (e.kind == trace::EventKind::collective && e.collective.participants > 1)
-        basis.collectives.insert(model.collective_basis(e.collective));
+      if (e.kind == trace::EventKind::collective && e.collective.participants > 1) {
+        const autotune::CollectiveBasis b = model.collective_basis(e.collective);
+        basis.collectives.emplace(b.text(), b.extrapolates());
+      }
     }
   for (const auto& [op, x] : ops)
     basis.ops.push_back(

@@ -76,7 +76,7 @@ TEST(InterNodeFit, PredictionsPlaceRanksAsTheLogsOrTheJobSay) {
   at::PerformanceModel model(at::fit_models(h100_logs()).models);
   const trace::Collective big = all_reduce(std::int64_t{1} << 28, 64);
   EXPECT_EQ(model.nodes_for("all_reduce", 64), 8);
-  const std::string basis = model.collective_basis(big);
+  const std::string basis = model.collective_basis(big).text();
   EXPECT_EQ(basis.rfind("all_reduce across 8..16 ranks (8 per node, up to 2 nodes), extrapolated "
                         "to 64 ranks on 8 nodes (from nccl-tests:",
                         0),
@@ -90,10 +90,10 @@ TEST(InterNodeFit, PredictionsPlaceRanksAsTheLogsOrTheJobSay) {
   EXPECT_GT(model.collective_time_s(all_reduce(8, 64)), alpha_steps);
   EXPECT_GT(model.collective_time_s(big), 0.0);
   EXPECT_NE(eight_per_node, model.collective_time_s(big));
-  EXPECT_NE(model.collective_basis(big).find(
+  EXPECT_NE(model.collective_basis(big).text().find(
                 "extrapolated to 64 ranks on 16 nodes, extrapolated to 4 ranks per node"),
             std::string::npos)
-      << model.collective_basis(big);
+      << model.collective_basis(big).text();
   EXPECT_THROW(model.set_ranks_per_node(-1), std::invalid_argument);
 }
 
@@ -103,16 +103,17 @@ TEST(InterNodeFit, TheBasisNamesUnevenAndOverfullNodes) {
   // Three per node, as sbatch spreads 64 tasks: 22 nodes, the fullest holding 3.
   model.set_ranks_per_node(3);
   EXPECT_EQ(model.nodes_for("all_reduce", 64), 22);
-  EXPECT_NE(model.collective_basis(big).find("extrapolated to 64 ranks on 22 nodes of up to 3 "
-                                             "ranks ("),
-            std::string::npos)
-      << model.collective_basis(big);
+  EXPECT_NE(
+      model.collective_basis(big).text().find("extrapolated to 64 ranks on 22 nodes of up to 3 "
+                                              "ranks ("),
+      std::string::npos)
+      << model.collective_basis(big).text();
   // All 64 on one node: within the 2 nodes measured, but 64 on a node where 8 were measured.
   model.set_ranks_per_node(64);
   EXPECT_EQ(model.nodes_for("all_reduce", 64), 1);
-  EXPECT_NE(model.collective_basis(big).find(", extrapolated to 64 ranks on 1 node ("),
+  EXPECT_NE(model.collective_basis(big).text().find(", extrapolated to 64 ranks on 1 node ("),
             std::string::npos)
-      << model.collective_basis(big);
+      << model.collective_basis(big).text();
 }
 
 TEST(InterNodeFit, ModelsWithinOneNodeSayWhenAJobSpansNodes) {
@@ -122,7 +123,7 @@ TEST(InterNodeFit, ModelsWithinOneNodeSayWhenAJobSpansNodes) {
   at::PerformanceModel model(at::fit_models(one_node).models);
   EXPECT_EQ(model.nodes_for("all_reduce", 32), 1);
   model.set_ranks_per_node(8);
-  const std::string basis = model.collective_basis(all_reduce(1 << 20, 32));
+  const std::string basis = model.collective_basis(all_reduce(1 << 20, 32)).text();
   EXPECT_NE(basis.find("extrapolated as one node for 32 ranks on 4 nodes (its rows never spanned "
                        "nodes)"),
             std::string::npos)
@@ -155,18 +156,18 @@ TEST(InterNodeFit, CurvesOfOneRankCountOnOtherNodesStayApart) {
   model.set_ranks_per_node(4);  // the job places 8 ranks on 2 nodes: the 2-node curve
   const double two_node_time = model.collective_time_s(big);
   EXPECT_NEAR(two_node_time / one_node, 1.5, 0.05);
-  EXPECT_EQ(model.collective_basis(big).rfind("all_gather curve at 8 ranks (from", 0), 0u)
-      << model.collective_basis(big);
+  EXPECT_EQ(model.collective_basis(big).text().rfind("all_gather curve at 8 ranks (from", 0), 0u)
+      << model.collective_basis(big).text();
   // 8 on one node each where a curve exists on 1 node only: that curve, and the basis says so.
   model.set_ranks_per_node(2);
   EXPECT_DOUBLE_EQ(model.collective_time_s(big), one_node);
-  EXPECT_NE(model.collective_basis(big).find("measured on 1 node, extrapolated to 4 nodes"),
+  EXPECT_NE(model.collective_basis(big).text().find("measured on 1 node, extrapolated to 4 nodes"),
             std::string::npos)
-      << model.collective_basis(big);
+      << model.collective_basis(big).text();
   // 16 all_reduce ranks on one node, where 16 were measured on 2 nodes only: not that curve but
   // the model across rank counts, which says so.
   model.set_ranks_per_node(16);
-  const std::string basis = model.collective_basis(all_reduce(1 << 20, 16));
+  const std::string basis = model.collective_basis(all_reduce(1 << 20, 16)).text();
   EXPECT_EQ(basis.rfind("all_reduce across 8..16 ranks", 0), 0u) << basis;
   EXPECT_NE(basis.find("extrapolated to 16 ranks per node"), std::string::npos) << basis;
   // Both 8-rank curves survive the model file under their own names.

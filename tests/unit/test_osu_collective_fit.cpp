@@ -58,7 +58,7 @@ TEST(OsuCollectiveFit, AllreduceTablesGiveCurvesThePerformanceModelUses) {
   EXPECT_NEAR(model.collective_time_s(all_reduce(1048576, 8)), 4225.22e-6, 1e-3 * 4225.22e-6);
   EXPECT_NEAR(model.collective_time_s(all_reduce(268435456, 144)), 496306.98e-6,
               1e-3 * 496306.98e-6);
-  EXPECT_EQ(model.collective_basis(all_reduce(1048576, 8)),
+  EXPECT_EQ(model.collective_basis(all_reduce(1048576, 8)).text(),
             "all_reduce curve at 8 ranks (from osu:osu_allreduce_c220g5_8ranks_v7.0_full.log)");
   // Two rank counts: the model across rank counts covers the others, from 8 to 144.
   EXPECT_NE(report_line(fit, "all_reduce across ranks"), nullptr);
