@@ -109,6 +109,21 @@ TEST(OpModel, PowerLawTimesAreRecovered) {
   EXPECT_LT(model.cv_mape, 0.02);
 }
 
+TEST(OpModel, PredictionsAreMeanUnbiasedOnTheFittedPoints) {
+  // Times scattered +-40% around 1 ns per element: whichever form wins, the mean of measured
+  // over predicted time on the fitted points is 1 (Duan's smearing), so a sum of ops, a step,
+  // is not predicted low.
+  std::vector<OpPoint> points;
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t n = std::int64_t{1024} << i;
+    points.push_back({synthetic(n, double(n), 12.0 * n), 1e-9 * double(n) * (i % 2 ? 1.4 : 0.6)});
+  }
+  const OpModel model = fit_op_model(points, "host");
+  double ratio = 0.0;
+  for (const OpPoint& p : points) ratio += p.time_s / model.time_s(p.op);
+  EXPECT_NEAR(ratio / double(points.size()), 1.0, 1e-9);
+}
+
 TEST(OpModel, AnEmptyShardTakesNoTime) {
   // An elementwise op of numel 1024..4M at 1 ns per element plus 2 us: the power law's
   // intercept is not a time to charge an op of no elements (ZeRO's empty shards).
