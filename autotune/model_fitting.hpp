@@ -14,12 +14,12 @@ namespace scaletune::autotune {
 
 /// One line of fit's report: a model, or a group of rows no model could be fitted to.
 struct FitLine {
-  std::string what;    ///< "gemm fp32 host", "all_reduce on 2 ranks", "all_reduce across ranks"
-  int points = 0;      ///< rows fitted
-  std::string model;   ///< "affine", "power_law", "curve", "rank_count"; empty when none
+  std::string what;   ///< "gemm fp32 host", "all_reduce on 2 ranks", "all_reduce across ranks"
+  int points = 0;     ///< rows fitted
+  std::string model;  ///< "affine", "power_law", "curve", "rank_count"; empty when none
   /// Held-out MAPE (op models: cross-validated), fraction; none when nothing could be held out
   std::optional<double> error;
-  std::string note;    ///< the other form's error, or why nothing was fitted
+  std::string note;  ///< the other form's error, or why nothing was fitted
 };
 
 /// The fitted models and the report.
