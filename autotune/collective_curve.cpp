@@ -32,10 +32,6 @@ CollectiveCurve curve_of(const Parameters& p, const std::string& op, int ranks, 
           .residuals = {}};
 }
 
-int nodes_of(const CollectiveRow& row) {
-  return std::max(row.nodes, 1);
-}
-
 std::string what(const CollectiveRow& row) {
   return row.op + " on " + std::to_string(row.ranks) + " ranks" +
          (nodes_of(row) > 1 ? " of " + std::to_string(row.nodes) + " nodes" : "");

@@ -30,6 +30,11 @@ namespace scaletune::autotune {
 /// or "osu:path:line".
 using CollectiveRow = results::CollectiveResult;
 
+/// Nodes a row ran on, as the models place it: 0 (unknown) is taken as 1.
+inline int nodes_of(const CollectiveRow& row) {
+  return row.nodes > 1 ? row.nodes : 1;
+}
+
 /// Rows of an nccl-tests log, in file order. `text` is the whole log, `path` names it in
 /// `source` and in messages. The op comes from the "<op>_perf" binary named in a command line
 /// or a "# Collective test starting:" line, or from a "# op: <op>" comment; the column layout

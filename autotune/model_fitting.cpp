@@ -245,7 +245,7 @@ void fit_collectives(const std::vector<results::ResultSet>& inputs, FitResult& o
     for (const results::CollectiveResult& r : set.collectives)
       if (usable(r)) {
         by_op[r.op].push_back(r);
-        by_layout[{r.op, r.ranks, std::max(r.nodes, 1)}].push_back(r);
+        by_layout[{r.op, r.ranks, nodes_of(r)}].push_back(r);
       }
   for (auto& [key, rows] : by_layout)
     if (std::get<1>(key) >= 2) fit_curve(key, std::move(rows), out);

@@ -22,11 +22,6 @@ Terms terms(const std::string& op, int ranks, double bytes, int nodes) {
   return {1.0, per_node - 1.0, nodes - 1.0, 0.0, 0.0, bus_bytes};
 }
 
-/// Nodes a row ran on: 0 (unknown) is taken as 1.
-int nodes_of(const CollectiveRow& row) {
-  return std::max(row.nodes, 1);
-}
-
 void check_rows(std::span<const CollectiveRow> rows) {
   if (rows.empty())
     throw std::invalid_argument("the model across rank counts needs rows; got none");

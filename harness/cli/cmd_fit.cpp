@@ -1,5 +1,4 @@
 // scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -33,10 +32,7 @@ std::string padded(const std::string& text, int width) {
 }
 
 std::string percent(const std::optional<double>& fraction) {
-  if (!fraction) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f%%", 100.0 * *fraction);
-  return text;
+  return fraction ? autotune::detail::percent(*fraction) + "%" : "-";
 }
 
 void print_row(std::ostream& out, const std::string& what, const std::string& points,

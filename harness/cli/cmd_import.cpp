@@ -103,24 +103,36 @@ ImportRequest parse_request(int argc, char** argv) {
   return r;
 }
 
+/// "the rank count 16 of the log's '# Rank' lines in 31 of 31 rows": the counts of `member`
+/// (in order of first appearance) that `value` replaces in `log`'s rows (0, unknown, is filled
+/// in, not replaced), `whose` naming where the log gave them; "" when it replaces none.
+std::string replaced_counts(const ImportedLog& log, int value,
+                            int results::CollectiveResult::*member, const std::string& noun,
+                            const std::string& whose) {
+  std::vector<int> counts;
+  std::size_t changed = 0;
+  for (const auto& row : log.rows) {
+    const int count = row.*member;
+    if (count == 0 || count == value) continue;
+    ++changed;
+    if (std::ranges::find(counts, count) == counts.end()) counts.push_back(count);
+  }
+  if (changed == 0) return "";
+  std::string listed;
+  for (const int count : counts) listed += (listed.empty() ? "" : ", ") + std::to_string(count);
+  return "the " + noun + (counts.size() == 1 ? " " : "s ") + listed + " of " + whose + " in " +
+         std::to_string(changed) + " of " + std::to_string(log.rows.size()) + " rows";
+}
+
 /// Warns on stderr when --ranks `ranks` differs from the rank counts `log` gives in its
 /// "# Rank" lines (rows without a count get it silently: that is what --ranks is for).
 void warn_rank_override(const ImportedLog& log, int ranks) {
-  std::vector<int> counts;  // the log's counts that differ, in order of first appearance
-  std::size_t changed = 0;
-  for (const auto& row : log.rows) {
-    if (row.ranks == 0 || row.ranks == ranks) continue;
-    ++changed;
-    if (std::ranges::find(counts, row.ranks) == counts.end()) counts.push_back(row.ranks);
-  }
-  if (changed == 0) return;
-  std::string listed;
-  for (const int count : counts) listed += (listed.empty() ? "" : ", ") + std::to_string(count);
-  std::cerr << "scaletune import: warning: " << log.path << ": --ranks " << ranks
-            << " replaces the rank count" << (counts.size() == 1 ? " " : "s ") << listed
-            << " of the log's '# Rank' lines in " << changed << " of " << log.rows.size()
-            << " rows; busbw is computed for " << counted(static_cast<std::size_t>(ranks), "rank")
-            << "\n";
+  const std::string replaced = replaced_counts(log, ranks, &results::CollectiveResult::ranks,
+                                               "rank count", "the log's '# Rank' lines");
+  if (replaced.empty()) return;
+  std::cerr << "scaletune import: warning: " << log.path << ": --ranks " << ranks << " replaces "
+            << replaced << "; busbw is computed for "
+            << counted(static_cast<std::size_t>(ranks), "rank") << "\n";
 }
 
 /// The rows of the log `path`, with the rank count `ranks` (> 0) in every row, warning when it
@@ -139,19 +151,11 @@ ImportedLog read_log(autotune::LogKind kind, const std::string& path, int ranks)
 /// Warns on stderr when --nodes `nodes` replaces node counts that `log`'s "# Rank ... on HOST"
 /// lines gave.
 void warn_node_override(const ImportedLog& log, int nodes) {
-  std::set<int> counts;
-  std::size_t changed = 0;
-  for (const auto& row : log.rows)
-    if (row.nodes > 0 && row.nodes != nodes) {
-      ++changed;
-      counts.insert(row.nodes);
-    }
-  if (changed == 0) return;
-  std::string listed;
-  for (const int count : counts) listed += (listed.empty() ? "" : ", ") + std::to_string(count);
-  std::cerr << "scaletune import: warning: " << log.path << ": --nodes " << nodes
-            << " replaces the node count" << (counts.size() == 1 ? " " : "s ") << listed
-            << " of the log's hosts in " << changed << " of " << log.rows.size() << " rows\n";
+  const std::string replaced = replaced_counts(log, nodes, &results::CollectiveResult::nodes,
+                                               "node count", "the log's hosts");
+  if (replaced.empty()) return;
+  std::cerr << "scaletune import: warning: " << log.path << ": --nodes " << nodes << " replaces "
+            << replaced << "\n";
 }
 
 /// Throws UsageError when `row` of `log`, given `nodes` (0: its own), has nodes but no rank

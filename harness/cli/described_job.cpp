@@ -1,6 +1,7 @@
 #include "harness/cli/described_job.hpp"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include "harness/job/job_parser.hpp"
@@ -51,14 +52,8 @@ int predicted_ranks_per_node(const job::JobSpec& job) {
 }
 
 void expect_allocation_holds(const job::JobSpec& job, int ranks) {
-  if (job.slurm.nodes <= 0) return;
-  const int per_node = slurm::resolve(job.slurm, job.job).tasks_per_node;
-  const int nodes = (ranks + per_node - 1) / per_node;
-  if (nodes > job.slurm.nodes)
-    throw std::invalid_argument(std::to_string(ranks) + " ranks need " + std::to_string(nodes) +
-                                " nodes of " + std::to_string(per_node) +
-                                " ranks; [slurm] nodes = " + std::to_string(job.slurm.nodes) +
-                                " holds " + std::to_string(job.slurm.nodes * per_node));
+  if (job.slurm.nodes > 0)
+    slurm::allocations(std::span<const int>(&ranks, 1), slurm::resolve(job.slurm, job.job));
 }
 
 autotune::PerformanceModel job_performance_model(const results::ModelSet& models,

@@ -38,9 +38,9 @@ DescribedJob load_described_job(const Args& args);
 /// [slurm] layout: that of the logs the models were fitted on).
 int predicted_ranks_per_node(const job::JobSpec& job);
 
-/// Throws std::invalid_argument "64 ranks need 8 nodes of 8 ranks; [slurm] nodes = 2 holds 16"
-/// when the job's [slurm] nodes (when set) cannot hold `ranks` ranks at its ranks per node (as
-/// slurm::allocations refuses such a count).
+/// Throws std::invalid_argument when the job's [slurm] nodes (when set) cannot hold `ranks`
+/// ranks at its ranks per node: slurm::allocations' "64 ranks need 8 nodes of 8 ranks; 2 nodes
+/// (--nodes, else [slurm] nodes) hold 16", as its batch scripts would refuse them.
 void expect_allocation_holds(const job::JobSpec& job, int ranks);
 
 /// fn(), with the model file `path` named in front of the message of an autotune::MissingModel

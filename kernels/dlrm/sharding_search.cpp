@@ -296,7 +296,7 @@ PlanEstimate search_plan(const std::vector<TableCosts>& costs, const job::DlrmOp
                     order, per_rank_batch, model);
     if (from_start.second < best.second) best = std::move(from_start);
   }
-  return {"search", placement_of(best.first, options, per_rank_batch.size()), best.second};
+  return {kSearchPlanName, placement_of(best.first, options, per_rank_batch.size()), best.second};
 }
 
 std::vector<PlanEstimate> sharding_candidates(const std::vector<TableCosts>& costs,

@@ -28,6 +28,9 @@
 
 namespace scaletune::kernels {
 
+/// The name of the search's candidate (PlanEstimate::name, job::ShardingCandidate::name).
+inline constexpr const char* kSearchPlanName = "search";
+
 /// Improvement passes of the search after its greedy placement.
 inline constexpr int kSearchPasses = 3;
 

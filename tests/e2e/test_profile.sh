@@ -145,7 +145,7 @@ expect_match "$out" "extrapolated to 32 ranks on 8 nodes, extrapolated to 4 rank
 printf 'nodes = 2\n' >>wide4.toml
 run_status "$SCALETUNE" predict wide4.toml --model mc.h5
 [ "$status" -eq 1 ] || fail "predict beyond [slurm] nodes exited $status: $out"
-expect_match "$out" "resnet50-r32-b32-even-fp32: not predicted: 32 ranks need 8 nodes of 4 ranks; \[slurm\] nodes = 2 holds 8" "the [slurm] nodes cap"
+expect_match "$out" "resnet50-r32-b32-even-fp32: not predicted: 32 ranks need 8 nodes of 4 ranks; 2 nodes \(--nodes, else \[slurm\] nodes\) hold 8" "the [slurm] nodes cap, as plan --slurm refuses it"
 expect_match "$out" "resnet50-r2-b32-even-fp32 +2 " "the configurations that fit are predicted"
 run_status "$SCALETUNE" autotune measured32.h5 --predictions measured32.h5
 [ "$status" -eq 2 ] || fail "autotune with a result file as --predictions exited $status: $out"
