@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -81,14 +82,33 @@ std::vector<std::string> input_names(OpModelForm form, const trace::ComputeOp& f
   return names;
 }
 
-/// The model's time from the dot product of its weights and inputs, s.
+/// The model's time from the dot product of its weights and inputs (plus, for power_law_rbf,
+/// the residual at them), s.
 double time_of_dot(OpModelForm form, double dot) {
-  if (form == OpModelForm::power_law) return std::exp(dot);
+  if (form != OpModelForm::affine) return std::exp(dot);
   return std::max(dot, 1e-12);
 }
 
-double evaluate(OpModelForm form, const std::vector<double>& w, const std::vector<double>& x) {
-  return time_of_dot(form, std::inner_product(w.begin(), w.end(), x.begin(), 0.0));
+/// A form's fitted parameters: the weights of its inputs and, for power_law_rbf, the residual.
+struct FittedForm {
+  std::vector<double> weights;
+  RbfResidual residual;
+};
+
+/// The inputs the residual reads: all but the constant first one.
+std::span<const double> residual_inputs(const std::vector<double>& x) {
+  return std::span<const double>(x).subspan(1);
+}
+
+double evaluate(OpModelForm form, const std::vector<double>& weights, const RbfResidual& residual,
+                const std::vector<double>& x) {
+  const double dot = std::inner_product(weights.begin(), weights.end(), x.begin(), 0.0);
+  if (form != OpModelForm::power_law_rbf) return time_of_dot(form, dot);
+  return time_of_dot(form, dot + residual.value(residual_inputs(x)));
+}
+
+double evaluate(OpModelForm form, const FittedForm& f, const std::vector<double>& x) {
+  return evaluate(form, f.weights, f.residual, x);
 }
 
 /// c >= 0 minimising sum ((c . x_i - t_i) / t_i)^2: a box-constrained QP on scaled columns.
@@ -140,17 +160,27 @@ std::vector<double> fit_power_law(const std::vector<std::vector<double>>& x,
 /// biased low for the mean: the power law predicts the geometric mean of a shape's times, and
 /// least squares on the relative error favours predictions below the times; a step is a sum of
 /// ops, so its prediction needs each op's mean. The first input is the constant 1.
-std::vector<double> fit_form(OpModelForm form, const std::vector<std::vector<double>>& x,
-                             const std::vector<double>& t) {
-  std::vector<double> w = form == OpModelForm::affine ? fit_affine(x, t) : fit_power_law(x, t);
+/// power_law_rbf adds the residual of the power law's log times (rbf_residual.hpp).
+FittedForm fit_form(OpModelForm form, const std::vector<std::vector<double>>& x,
+                    const std::vector<double>& t) {
+  FittedForm f{form == OpModelForm::affine ? fit_affine(x, t) : fit_power_law(x, t), {}};
+  if (form == OpModelForm::power_law_rbf) {
+    std::vector<std::vector<double>> inputs;
+    std::vector<double> residuals;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      inputs.emplace_back(x[i].begin() + 1, x[i].end());
+      residuals.push_back(std::log(t[i]) - std::log(evaluate(OpModelForm::power_law, f, x[i])));
+    }
+    f.residual = fit_rbf_residual(std::move(inputs), std::move(residuals));
+  }
   double ratio = 0.0;
-  for (std::size_t i = 0; i < x.size(); ++i) ratio += t[i] / evaluate(form, w, x[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) ratio += t[i] / evaluate(form, f, x[i]);
   ratio /= static_cast<double>(x.size());
-  if (form == OpModelForm::power_law)
-    w.front() += std::log(ratio);
+  if (form != OpModelForm::affine)
+    f.weights.front() += std::log(ratio);
   else
-    for (double& v : w) v *= ratio;
-  return w;
+    for (double& v : f.weights) v *= ratio;
+  return f;
 }
 
 /// Index of each point's shape among the distinct shapes of `points`, in first-seen order: the
@@ -186,11 +216,30 @@ double cross_validate(OpModelForm form, const std::vector<std::vector<double>>& 
         fx.push_back(x[i]);
         ft.push_back(t[i]);
       }
-    const std::vector<double> w = fit_form(form, fx, ft);
+    const FittedForm fitted = fit_form(form, fx, ft);
     for (std::size_t i = 0; i < x.size(); ++i)
-      if (fold_of[groups[i]] == fold) error += std::abs(evaluate(form, w, x[i]) - t[i]) / t[i];
+      if (fold_of[groups[i]] == fold) error += std::abs(evaluate(form, fitted, x[i]) - t[i]) / t[i];
   }
   return error / static_cast<double>(x.size());
+}
+
+/// The form of least cross-validated error, a later (richer) form of kOpModelForms taken only
+/// when it beats the earlier ones by more than kRicherFormMargin: on data an earlier form fits
+/// exactly, a richer one ties within rounding and should not win by it.
+OpModelForm chosen_form(const std::map<OpModelForm, double>& errors) {
+  constexpr double kRicherFormMargin = 1e-3;
+  OpModelForm best = kOpModelForms.front();
+  for (OpModelForm form : kOpModelForms)
+    if (errors.at(form) < errors.at(best) - kRicherFormMargin) best = form;
+  return best;
+}
+
+/// The least error of the forms other than `chosen`.
+double runner_up_error(const std::map<OpModelForm, double>& errors, OpModelForm chosen) {
+  double out = std::numeric_limits<double>::infinity();
+  for (const auto& [form, error] : errors)
+    if (form != chosen) out = std::min(out, error);
+  return out;
 }
 
 void check_points(std::span<const OpPoint> points) {
@@ -234,19 +283,30 @@ void set_ranges(OpModel& model, std::span<const OpPoint> points) {
 }  // namespace
 
 const char* op_model_form_name(OpModelForm form) {
-  return form == OpModelForm::affine ? "affine" : "power_law";
+  switch (form) {
+    case OpModelForm::affine:
+      return "affine";
+    case OpModelForm::power_law:
+      return "power_law";
+    case OpModelForm::power_law_rbf:
+      return "power_law_rbf";
+  }
+  return "?";
 }
 
 OpModelForm op_model_form_from(const std::string& name) {
-  if (name == "affine") return OpModelForm::affine;
-  if (name == "power_law") return OpModelForm::power_law;
-  throw std::invalid_argument("op model form '" + name + "'; expected affine or power_law");
+  for (OpModelForm form : kOpModelForms)
+    if (name == op_model_form_name(form)) return form;
+  throw std::invalid_argument("op model form '" + name +
+                              "'; expected affine, power_law or power_law_rbf");
 }
 
 double OpModel::time_s(const trace::ComputeOp& call) const {
   // No FLOPs and no bytes (an empty shard's update, numel 0): no work. A power law would read
   // its logs as log(1) = 0 and answer its intercept, milliseconds for a fitted slope near 1.
   if (call.flops == 0.0 && call.bytes == 0.0) return 0.0;
+  if (form == OpModelForm::power_law_rbf)
+    return evaluate(form, weights, residual, inputs_of(form, inputs, call));
   double dot = 0.0;
   for_each_input(form, inputs, call, [&](std::size_t i, double v) { dot += weights.at(i) * v; });
   return time_of_dot(form, dot);
@@ -288,23 +348,22 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
   std::vector<double> t;
   for (const OpPoint& p : points) t.push_back(p.time_s);
   const std::vector<std::size_t> groups = shape_groups(points);
-  double errors[2] = {0.0, 0.0};
-  std::vector<std::string> names[2];
-  for (OpModelForm form : {OpModelForm::affine, OpModelForm::power_law}) {
-    const int f = static_cast<int>(form);
-    names[f] = input_names(form, points.front().op);
+  std::map<OpModelForm, double> errors;
+  for (OpModelForm form : kOpModelForms) {
+    const std::vector<std::string> names = input_names(form, points.front().op);
     std::vector<std::vector<double>> x;
-    for (const OpPoint& p : points) x.push_back(inputs_of(form, names[f], p.op));
-    errors[f] = cross_validate(form, x, t, groups, folds);
+    for (const OpPoint& p : points) x.push_back(inputs_of(form, names, p.op));
+    errors[form] = cross_validate(form, x, t, groups, folds);
   }
-  best.form = errors[1] < errors[0] ? OpModelForm::power_law : OpModelForm::affine;
-  const int f = static_cast<int>(best.form);
-  best.inputs = names[f];
+  best.form = chosen_form(errors);
+  best.inputs = input_names(best.form, points.front().op);
   std::vector<std::vector<double>> x;
   for (const OpPoint& p : points) x.push_back(inputs_of(best.form, best.inputs, p.op));
-  best.weights = fit_form(best.form, x, t);
-  best.cv_mape = errors[f];
-  best.other_cv_mape = errors[1 - f];
+  FittedForm fitted = fit_form(best.form, x, t);
+  best.weights = std::move(fitted.weights);
+  best.residual = std::move(fitted.residual);
+  best.cv_mape = errors[best.form];
+  best.other_cv_mape = runner_up_error(errors, best.form);
   set_ranges(best, points);
   return best;
 }

@@ -8,14 +8,19 @@
 //   the relative error (dlib::solve_qp_box_constrained);
 // - power_law: ln t = w . (1, ln(1 + shape field)..., ln(1 + FLOPs), ln(1 + bytes)[, the
 //   17-bin reuse histogram of embedding lookups]), ridge least squares (Eigen), which follows
-//   the shape-dependent efficiency of tiled kernels.
+//   the shape-dependent efficiency of tiled kernels;
+// - power_law_rbf: the power law plus a Gaussian-kernel ridge regression of its log residuals
+//   over the same inputs (rbf_residual.hpp), which follows what the trend misses between
+//   profiled shapes.
 // Each model keeps its k-fold cross-validated mean absolute percentage error and the range of
 // every feature it saw, so a prediction can say when it extrapolates.
 
+#include <array>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "autotune/rbf_residual.hpp"
 #include "harness/trace/step_trace.hpp"
 
 namespace scaletune::autotune {
@@ -27,9 +32,13 @@ struct OpPoint {
 };
 
 /// Which form a model takes.
-enum class OpModelForm { affine, power_law };
+enum class OpModelForm { affine, power_law, power_law_rbf };
+/// Every form, simplest first (the order fit_op_model prefers them in on a tie).
+inline constexpr std::array<OpModelForm, 3> kOpModelForms = {
+    OpModelForm::affine, OpModelForm::power_law, OpModelForm::power_law_rbf};
 
-/// "affine", "power_law"; op_model_form_from reads them back (throws std::invalid_argument).
+/// "affine", "power_law", "power_law_rbf"; op_model_form_from reads them back (throws
+/// std::invalid_argument).
 const char* op_model_form_name(OpModelForm form);
 OpModelForm op_model_form_from(const std::string& name);
 
@@ -39,17 +48,19 @@ struct OpModel {
   std::string dtype;        ///< element type of the op's activations
   std::string device_kind;  ///< "host" or "cuda"
   OpModelForm form = OpModelForm::affine;
-  /// Input names in weight order: affine "1", "flops", "bytes"; power_law "1", then
+  /// Input names in weight order: affine "1", "flops", "bytes"; power_law(_rbf) "1", then
   /// "log:<field>" per shape field, "log:flops", "log:bytes", and "reuse:<bin>" for lookups
   std::vector<std::string> inputs;
   std::vector<double> weights;  ///< [inputs]
+  /// power_law_rbf: the correction of ln t over the inputs but "1"; empty for the other forms
+  RbfResidual residual;
   /// The range of every shape field, FLOPs and bytes over the fitted points, as "name" with
   /// [low, high]; a prediction outside it extrapolates
   std::vector<std::string> range_names;
   std::vector<double> range_low, range_high;
   int points = 0;              ///< fitted points
   double cv_mape = 0.0;        ///< k-fold cross-validated mean absolute percentage error, fraction
-  double other_cv_mape = 0.0;  ///< the other form's, for the report
+  double other_cv_mape = 0.0;  ///< the best other form's, for the report
 
   /// Predicted time of `call` (an op of this model's kind), s; 0 for a call of no FLOPs and no
   /// bytes (an empty shard). Throws std::invalid_argument naming the field when `call` lacks a
@@ -66,8 +77,9 @@ struct OpModel {
   double range_value(const trace::ComputeOp& call, std::size_t i) const;
 };
 
-/// Fits both forms to `points` (one op kind and dtype, at least 4 distinct shapes, times > 0)
-/// and keeps the one with the lower `folds`-fold cross-validated MAPE, refitted on every point.
+/// Fits every form to `points` (one op kind and dtype, at least 4 distinct shapes, times > 0)
+/// and keeps the one with the lowest `folds`-fold cross-validated MAPE (a richer form only when
+/// it is lower by more than 0.1 percentage point), refitted on every point.
 /// The folds hold out whole shapes (every point of a shape, e.g. its timings on several ranks,
 /// in one fold; shapes shuffled with a fixed seed), so the error is that on shapes the fit never
 /// saw. Throws std::invalid_argument naming the op when the points have fewer than 4 shapes, mix

@@ -33,13 +33,28 @@ OpModel op_model_of(const results::OpModelRecord& r) {
   m.points = r.points;
   m.cv_mape = r.cv_mape;
   m.other_cv_mape = r.other_cv_mape;
+  m.residual = {r.kernel_offset, r.kernel_scale, r.kernel_centers, r.kernel_alpha, r.kernel_gamma};
   return m;
 }
 
 results::OpModelRecord record_of(const OpModel& m) {
-  return {m.op,         m.dtype,   m.device_kind, op_model_form_name(m.form),
-          m.inputs,     m.weights, m.range_names, m.range_low,
-          m.range_high, m.points,  m.cv_mape,     m.other_cv_mape};
+  return {m.op,
+          m.dtype,
+          m.device_kind,
+          op_model_form_name(m.form),
+          m.inputs,
+          m.weights,
+          m.range_names,
+          m.range_low,
+          m.range_high,
+          m.points,
+          m.cv_mape,
+          m.other_cv_mape,
+          m.residual.offset,
+          m.residual.scale,
+          m.residual.centers,
+          m.residual.alpha,
+          m.residual.gamma};
 }
 
 CollectiveCurve curve_of(const results::CollectiveModelRecord& r) {

@@ -37,7 +37,7 @@ std::string percent(const std::optional<double>& fraction) {
 
 void print_row(std::ostream& out, const std::string& what, const std::string& points,
                const std::string& form, const std::string& error, const std::string& note) {
-  std::string line = "  " + padded(what, 40) + " " + padded(points, -7) + "  " + padded(form, 10) +
+  std::string line = "  " + padded(what, 40) + " " + padded(points, -7) + "  " + padded(form, 13) +
                      " " + padded(error, -9) + (note.empty() ? "" : "  " + note);
   out << line << "\n";
 }

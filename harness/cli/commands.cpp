@@ -75,7 +75,8 @@ usage:
                                                       2..W ranks into /collectives (default
                                                       results/profile.h5; never overwritten)
   scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
-                                                      fit op models (affine or power law in the
+                                                      fit op models (affine, power law, or power
+                                                      law with a kernel-ridge residual in the
                                                       shape, chosen by cross-validation) and
                                                       collective models (three-region curves per
                                                       rank count, alpha-beta across rank counts);

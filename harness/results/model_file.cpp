@@ -43,6 +43,26 @@ void write_op_model(hid_t parent, const H5Where& where, const OpModelRecord& m) 
   write_texts(g.id(), at, "range_names", m.range_names);
   write_doubles(g.id(), at, "range_low", m.range_low);
   write_doubles(g.id(), at, "range_high", m.range_high);
+  if (m.form != "power_law_rbf") return;
+  detail::write_attribute(g.id(), at, "kernel_gamma", m.kernel_gamma);
+  write_doubles(g.id(), at, "kernel_offset", m.kernel_offset);
+  write_doubles(g.id(), at, "kernel_scale", m.kernel_scale);
+  write_doubles(g.id(), at, "kernel_centers", m.kernel_centers);
+  write_doubles(g.id(), at, "kernel_alpha", m.kernel_alpha);
+}
+
+/// The residual of a power_law_rbf model: its sizes must agree with the inputs.
+void read_kernel(hid_t g, const H5Where& at, OpModelRecord& m) {
+  m.kernel_gamma = detail::read_double_attribute(g, at, "kernel_gamma");
+  m.kernel_offset = detail::read_double_dataset(g, at, "kernel_offset").values;
+  m.kernel_scale = detail::read_double_dataset(g, at, "kernel_scale").values;
+  m.kernel_centers = detail::read_double_dataset(g, at, "kernel_centers").values;
+  m.kernel_alpha = detail::read_double_dataset(g, at, "kernel_alpha").values;
+  const std::size_t d = m.inputs.size() - 1;
+  if (m.kernel_offset.size() != d || m.kernel_scale.size() != d ||
+      m.kernel_centers.size() != m.kernel_alpha.size() * d)
+    at.fail("kernel_offset and kernel_scale must hold one value per input but 1 (" +
+            std::to_string(d) + ") and kernel_centers that many per kernel_alpha");
 }
 
 void write_collective_model(hid_t parent, const H5Where& where, const CollectiveModelRecord& m) {
@@ -86,6 +106,7 @@ OpModelRecord read_op_model(hid_t parent, const H5Where& where, const std::strin
   if (m.inputs.size() != m.weights.size() || m.range_names.size() != m.range_low.size() ||
       m.range_low.size() != m.range_high.size())
     at.fail("inputs and weights, or range_names and range_low/high, differ in length");
+  if (m.form == "power_law_rbf") read_kernel(g.id(), at, m);
   return m;
 }
 

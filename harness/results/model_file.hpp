@@ -14,14 +14,18 @@ namespace scaletune::results {
 /// /op_models/<op>:<dtype>:<device_kind>: one op kind's fitted model (autotune/op_model.hpp).
 struct OpModelRecord {
   std::string op, dtype, device_kind;
-  std::string form;                           ///< "affine" or "power_law"
+  std::string form;                           ///< "affine", "power_law" or "power_law_rbf"
   std::vector<std::string> inputs;            ///< [inputs] what the weights multiply
   std::vector<double> weights;                ///< [inputs]
   std::vector<std::string> range_names;       ///< [ranges] shape fields, flops, bytes
   std::vector<double> range_low, range_high;  ///< [ranges] what the fitted points spanned
   int points = 0;
   double cv_mape = 0;        ///< cross-validated mean absolute percentage error, fraction
-  double other_cv_mape = 0;  ///< the other form's
+  double other_cv_mape = 0;  ///< the best other form's
+  /// power_law_rbf only (autotune/rbf_residual.hpp), else empty and 0: [d] offset and scale of
+  /// the inputs but "1" (d = inputs - 1), [n * d] centers, [n] dual weights, the kernel width
+  std::vector<double> kernel_offset, kernel_scale, kernel_centers, kernel_alpha;
+  double kernel_gamma = 0;
 };
 
 /// /collective_models/<op>:<ranks> (a curve at one rank count) or <op>:ranks (a model across

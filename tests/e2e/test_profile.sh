@@ -36,7 +36,7 @@ expect_match "$out" "usage: scaletune profile" "usage"
 run_status "$SCALETUNE" fit p.h5 --out m.h5
 [ "$status" -eq 0 ] || fail "fit exited $status: $out"
 expect_match "$out" "scaletune fit: [0-9]+ op models, [0-9]+ collective models from 1 file" "fit's summary"
-expect_match "$out" "gemm fp32 host +[0-9]+  (affine|power_law) +[0-9.]+%" "the GEMM model and its error"
+expect_match "$out" "gemm fp32 host +[0-9]+  (affine|power_law|power_law_rbf) +[0-9.]+%" "the GEMM model and its error"
 expect_match "$out" "all_reduce on 2 ranks +[0-9]+  curve" "the all-reduce curve"
 run_status "$SCALETUNE" fit p.h5 --out m.h5
 [ "$status" -eq 2 ] || fail "fit over an existing file exited $status"

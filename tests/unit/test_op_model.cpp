@@ -65,8 +65,8 @@ TEST(OpModel, NeuSightGemmsOnHeldOutShapes) {
           "other form %.1f%%)\n",
           op.c_str(), device.c_str(), fit.size(), held.size(), op_model_form_name(model.form),
           100 * mape, 100 * model.cv_mape, 100 * model.other_cv_mape);
-      // what the two forms reach today (the goal is 10% per op kind)
-      EXPECT_LT(mape, op == "linear" ? 0.10 : 0.20) << op << " " << device;
+      // the goal per op kind (the power law alone missed the bmms by 11.5-16.3%)
+      EXPECT_LT(mape, 0.10) << op << " " << device;
     }
 }
 
@@ -105,7 +105,7 @@ TEST(OpModel, PowerLawTimesAreRecovered) {
       points.push_back({op, 1e-9 * std::pow(double(n), 1.3) * std::pow(double(k), 0.7)});
     }
   const OpModel model = fit_op_model(points, "host");
-  EXPECT_EQ(model.form, OpModelForm::power_law);
+  EXPECT_NE(model.form, OpModelForm::affine);  // power_law, or with a residual for log1p's bend
   EXPECT_LT(model.cv_mape, 0.02);
 }
 
@@ -122,6 +122,30 @@ TEST(OpModel, PredictionsAreMeanUnbiasedOnTheFittedPoints) {
   double ratio = 0.0;
   for (const OpPoint& p : points) ratio += p.time_s / model.time_s(p.op);
   EXPECT_NEAR(ratio / double(points.size()), 1.0, 1e-9);
+}
+
+/// 1 ns per element, four times slower around 64 Ki elements (a kernel's bad tile size): a
+/// bump no power law follows.
+double bumped_time(double n) {
+  const double z = (std::log2(n) - 16.0) / 3.0;
+  return 1e-9 * n * (1.0 + 3.0 * std::exp(-z * z));
+}
+
+TEST(OpModel, ABumpThePowerLawMissesIsTakenByTheResidual) {
+  std::vector<OpPoint> points;
+  for (int i = 0; i <= 28; ++i) {
+    const auto n = static_cast<std::int64_t>(std::llround(std::exp2(10.0 + 0.5 * i)));
+    points.push_back({synthetic(n, double(n), 12.0 * n), bumped_time(double(n))});
+  }
+  const OpModel model = fit_op_model(points, "host");
+  EXPECT_EQ(model.form, OpModelForm::power_law_rbf);
+  EXPECT_LT(model.cv_mape, 0.5 * model.other_cv_mape);
+  // Shapes between the profiled ones, on the bump and off it, within 10%.
+  for (double log2n : {13.25, 16.25, 17.75, 21.25}) {
+    const auto n = static_cast<std::int64_t>(std::llround(std::exp2(log2n)));
+    const double t = bumped_time(double(n));
+    EXPECT_NEAR(model.time_s(synthetic(n, double(n), 12.0 * n)), t, 0.10 * t) << "n = " << n;
+  }
 }
 
 TEST(OpModel, AnEmptyShardTakesNoTime) {

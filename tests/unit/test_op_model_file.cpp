@@ -1,0 +1,79 @@
+// An op model with a kernel-ridge residual survives the model file: written, read back and
+// turned into a PerformanceModel it times ops as the fitted model does; a file whose residual
+// does not match its inputs is refused naming the group.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "autotune/op_model.hpp"
+#include "autotune/performance_model.hpp"
+#include "harness/results/model_file.hpp"
+#include "harness/results/result_error.hpp"
+#include "tests/unit/test_results_data.hpp"
+
+namespace scaletune::autotune {
+namespace {
+
+/// An elementwise op of n elements, as the profile records it.
+trace::ComputeOp elementwise(std::int64_t n) {
+  trace::ComputeOp op;
+  op.op = "scale";
+  op.dtype = "fp32";
+  op.shape = {{"numel", n}};
+  op.flops = double(n);
+  op.bytes = 8.0 * double(n);
+  return op;
+}
+
+/// A model of a bumped time (twice as slow around 64 Ki elements): the residual form.
+OpModel bumped_model() {
+  std::vector<OpPoint> points;
+  for (int i = 0; i <= 28; ++i) {
+    const auto n = static_cast<std::int64_t>(std::llround(std::exp2(10.0 + 0.5 * i)));
+    const double z = (std::log2(double(n)) - 16.0) / 3.0;
+    points.push_back({elementwise(n), 1e-9 * double(n) * (1.0 + std::exp(-z * z))});
+  }
+  return fit_op_model(points, "host");
+}
+
+results::ModelSet set_of(const OpModel& m) {
+  results::ModelSet models;
+  models.provenance = results::test::sample_provenance();
+  models.inputs = {"profile.h5"};
+  models.ops = {record_of(m)};
+  return models;
+}
+
+TEST(OpModelFile, AResidualModelTimesOpsAsFitted) {
+  const OpModel fitted = bumped_model();
+  ASSERT_EQ(fitted.form, OpModelForm::power_law_rbf);
+  const results::test::TempDir dir;
+  results::write_model_file(dir.file("m.h5"), set_of(fitted));
+  const PerformanceModel read(results::read_model_file(dir.file("m.h5")));
+  for (std::int64_t n : {3000, 70000, 1 << 22}) {
+    const trace::ComputeOp op = elementwise(n);
+    EXPECT_DOUBLE_EQ(read.op_time_s(op), fitted.time_s(op)) << "n = " << n;
+  }
+}
+
+TEST(OpModelFile, AResidualOfTheWrongSizeIsRefused) {
+  OpModel broken = bumped_model();
+  broken.residual.offset.pop_back();
+  const results::test::TempDir dir;
+  results::write_model_file(dir.file("m.h5"), set_of(broken));
+  try {
+    static_cast<void>(results::read_model_file(dir.file("m.h5")));
+    FAIL() << "read a residual of the wrong size";
+  } catch (const results::ResultError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("scale:fp32:host"), std::string::npos) << what;
+    EXPECT_NE(what.find("kernel_offset and kernel_scale must hold one value per input but 1"),
+              std::string::npos)
+        << what;
+  }
+}
+
+}  // namespace
+}  // namespace scaletune::autotune
