@@ -225,13 +225,14 @@ std::unique_ptr<ops::EmbeddingBagOp> DescribingBackend::make_embedding_bag(std::
 }
 
 void DescribingBackend::sparse_sgd(const ops::Tensor& table, const ops::SparseRows& grad, float) {
-  record(sparse_update_op("sparse_sgd", grad.count, table.dim(1), table.dtype()));
+  record(sparse_update_op("sparse_sgd", grad.count, table.dim(0), table.dim(1), table.dtype()));
 }
 
 void DescribingBackend::sparse_rowwise_adagrad(const ops::Tensor& table, const ops::Tensor&,
                                                const ops::SparseRows& grad,
                                                const ops::RowwiseAdagradOptions&) {
-  record(sparse_update_op("sparse_rowwise_adagrad", grad.count, table.dim(1), table.dtype()));
+  record(sparse_update_op("sparse_rowwise_adagrad", grad.count, table.dim(0), table.dim(1),
+                          table.dtype()));
 }
 
 void DescribingBackend::interaction_forward(const ops::Tensor& z, const ops::Tensor&) {

@@ -240,10 +240,10 @@ trace::ComputeOp copy_op(std::int64_t numel, DType src, DType dst) {
   return op;
 }
 
-trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t dim,
-                                  DType table_type) {
+trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t rows,
+                                  std::int64_t dim, DType table_type) {
   const double n = d(count) * d(dim);
-  return make(op, table_type, {{"count", count}, {"dim", dim}}, 3.0 * n,
+  return make(op, table_type, {{"count", count}, {"rows", rows}, {"dim", dim}}, 3.0 * n,
               n * (2.0 * size_of(table_type) + 4.0) + 8.0 * d(count));
 }
 

@@ -106,10 +106,11 @@ trace::ComputeOp copy_columns_op(std::int64_t rows, std::int64_t cols, DType dty
 /// written once). Field: numel.
 trace::ComputeOp copy_op(std::int64_t numel, DType src, DType dst);
 
-/// A row-sparse update of `count` rows of width dim ("sparse_sgd" or "sparse_rowwise_adagrad").
-/// Fields: count, dim.
-trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t dim,
-                                  DType table_type);
+/// A row-sparse update of `count` rows of width dim ("sparse_sgd" or "sparse_rowwise_adagrad")
+/// in a table of `rows` rows (>= count): the rows the update scatters over, which decide its
+/// cache and TLB misses. Fields: count, rows, dim.
+trace::ComputeOp sparse_update_op(const char* op, std::int64_t count, std::int64_t rows,
+                                  std::int64_t dim, DType table_type);
 
 /// DLRM's dot interaction of z [N, F, D]. Fields: rows, features, dim.
 trace::ComputeOp interaction_op(bool backward, std::int64_t rows, std::int64_t features,

@@ -68,14 +68,13 @@ ShardTime model_parallel_part(const Setting& s, std::int64_t rows, std::int64_t 
                               const BagLookups& l) {
   const std::span<const double> reuse(l.profile.shares);
   const double copies = exchange_copies(s, cols);
-  return {
-      .forward =
-          s.op(describe::embedding_forward_op(l.bags, rows, cols, l.lookups, s.table_type, reuse)) +
-          copies,
-      .backward = copies + s.op(describe::embedding_backward_op(l.bags, rows, cols, l.lookups,
-                                                                l.profile.distinct, reuse)),
-      .update =
-          s.op(describe::sparse_update_op(s.optimizer(), l.profile.distinct, cols, s.table_type))};
+  return {.forward = s.op(describe::embedding_forward_op(l.bags, rows, cols, l.lookups,
+                                                         s.table_type, reuse)) +
+                     copies,
+          .backward = copies + s.op(describe::embedding_backward_op(l.bags, rows, cols, l.lookups,
+                                                                    l.profile.distinct, reuse)),
+          .update = s.op(describe::sparse_update_op(s.optimizer(), l.profile.distinct, rows, cols,
+                                                    s.table_type))};
 }
 
 /// Each rank's gather (accumulating for model-parallel blocks) and scatter of `cols` columns.
@@ -218,10 +217,10 @@ PlacementCost data_parallel(const Setting& s, const job::EmbeddingTableSpec& tab
          .backward = s.op(describe::embedding_backward_op(b, table.rows, table.dim, l.lookups,
                                                           l.profile.distinct, reuse)) +
                      s.op(describe::elementwise_kind_op("fill", cells, DType::fp32)) +
-                     s.op(describe::sparse_update_op("sparse_sgd", l.profile.distinct, table.dim,
-                                                     DType::fp32)),
-         .update =
-             s.op(describe::sparse_update_op(s.optimizer(), table.rows, table.dim, s.table_type))});
+                     s.op(describe::sparse_update_op("sparse_sgd", l.profile.distinct, table.rows,
+                                                     table.dim, DType::fp32)),
+         .update = s.op(describe::sparse_update_op(s.optimizer(), table.rows, table.rows, table.dim,
+                                                   s.table_type))});
     cost.cols.push_back(0);
   }
   cost.receivers = receiver_copies(s, table.dim, false);

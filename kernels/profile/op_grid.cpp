@@ -1,5 +1,6 @@
 #include "kernels/profile/op_grid.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -146,8 +147,9 @@ void recommendation(std::vector<trace::ComputeOp>& out, const Scale& s, LogUnifo
   }
   for (std::int64_t count : geometric(64, 262144, 8))
     for (std::int64_t dim : {8, 32, 128}) {
-      out.push_back(d::sparse_update_op("sparse_sgd", count, dim, DType::fp32));
-      out.push_back(d::sparse_update_op("sparse_rowwise_adagrad", count, dim, DType::fp32));
+      const std::int64_t rows = draw(count, std::max(count, s.max_elements * 4 / dim));
+      out.push_back(d::sparse_update_op("sparse_sgd", count, rows, dim, DType::fp32));
+      out.push_back(d::sparse_update_op("sparse_rowwise_adagrad", count, rows, dim, DType::fp32));
     }
   for (std::int64_t rows : geometric(32, 8192, 4))
     for (std::int64_t f : {4, 9, 27})

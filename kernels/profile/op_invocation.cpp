@@ -4,6 +4,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <random>
 #include <span>
 #include <stdexcept>
 #include <utility>
@@ -317,6 +318,21 @@ std::unique_ptr<OpInvocation> embedding_bag(Site& s, bool backward) {
   return s.done([bag, indices, offsets, out] { bag->backward(out, indices, offsets); });
 }
 
+/// `count` distinct rows of [0, rows) drawn uniformly, ascending: the rows an embedding
+/// backward hands its update (sorted, spread over the table), by selection sampling (Knuth,
+/// TAOCP vol. 2, 3.4.2, algorithm S).
+std::vector<std::int64_t> scattered_rows(std::int64_t count, std::int64_t rows,
+                                         std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t r = 0; r < rows && std::ssize(out) < count; ++r)
+    if (static_cast<double>(rows - r) * unit(rng) < static_cast<double>(count - std::ssize(out)))
+      out.push_back(r);
+  return out;
+}
+
 std::unique_ptr<OpInvocation> sparse_update(Site& s, bool adagrad) {
   const std::int64_t count = s.field("count"), dim = s.field("dim");
   const std::int64_t table_rows = std::max<std::int64_t>(count, s.field_or("rows", count));
@@ -324,8 +340,7 @@ std::unique_ptr<OpInvocation> sparse_update(Site& s, bool adagrad) {
   const Tensor table = s.make(t, {table_rows, dim});
   const Tensor state = s.make(ops::DType::fp32, {table_rows}, 0.0f);
   const Tensor rows = s.ledger.make("rows", ops::DType::int64, {count});
-  std::vector<std::int64_t> ids(static_cast<std::size_t>(count));
-  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int64_t>(i);
+  const std::vector<std::int64_t> ids = scattered_rows(count, table_rows, s.seed);
   s.backend.upload(rows, std::as_bytes(std::span<const std::int64_t>(ids)));
   const ops::SparseRows grad{.rows = rows,
                              .values = s.make(ops::DType::fp32, {count, dim}),
