@@ -55,7 +55,7 @@ void elementwise(std::vector<trace::ComputeOp>& out, const Scale& s, DType t) {
       "relu_backward",  "gelu_forward", "gelu_backward", "dropout_forward", "dropout_backward",
       "check_nonfinite"};
   for (const char* op : ops)
-    for (std::int64_t n : geometric(1024, s.max_elements, 8))
+    for (std::int64_t n : geometric(1024, s.max_elements, 2))  // every cache level's edge
       out.push_back(d::elementwise_kind_op(op, n, t));
   for (std::int64_t rows : geometric(64, 16384, 8))
     for (std::int64_t cols : {8, 64, 256})
