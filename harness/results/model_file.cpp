@@ -1,6 +1,7 @@
 #include "harness/results/model_file.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "harness/results/detail/file_access.hpp"
@@ -58,11 +59,20 @@ void read_kernel(hid_t g, const H5Where& at, OpModelRecord& m) {
   m.kernel_scale = detail::read_double_dataset(g, at, "kernel_scale").values;
   m.kernel_centers = detail::read_double_dataset(g, at, "kernel_centers").values;
   m.kernel_alpha = detail::read_double_dataset(g, at, "kernel_alpha").values;
-  const std::size_t d = m.inputs.size() - 1;
-  if (m.kernel_offset.size() != d || m.kernel_scale.size() != d ||
+  const std::size_t d = m.inputs.empty() ? 0 : m.inputs.size() - 1;
+  if (d == 0 || m.kernel_offset.size() != d || m.kernel_scale.size() != d ||
       m.kernel_centers.size() != m.kernel_alpha.size() * d)
     at.fail("kernel_offset and kernel_scale must hold one value per input but 1 (" +
             std::to_string(d) + ") and kernel_centers that many per kernel_alpha");
+  const auto finite = [](const std::vector<double>& v) {
+    return std::ranges::all_of(v, [](double x) { return std::isfinite(x); });
+  };
+  if (!(std::isfinite(m.kernel_gamma) && m.kernel_gamma > 0.0) || !finite(m.kernel_offset) ||
+      !finite(m.kernel_centers) || !finite(m.kernel_alpha) ||
+      !std::ranges::all_of(m.kernel_scale, [](double x) { return std::isfinite(x) && x > 0.0; }))
+    at.fail(
+        "kernel_gamma and kernel_scale must be finite and > 0, and kernel_offset, "
+        "kernel_centers and kernel_alpha finite");
 }
 
 void write_collective_model(hid_t parent, const H5Where& where, const CollectiveModelRecord& m) {

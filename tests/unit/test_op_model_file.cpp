@@ -75,5 +75,24 @@ TEST(OpModelFile, AResidualOfTheWrongSizeIsRefused) {
   }
 }
 
+TEST(OpModelFile, AResidualOfNonFiniteOrZeroValuesIsRefused) {
+  for (int field = 0; field < 3; ++field) {
+    OpModel broken = bumped_model();
+    if (field == 0) broken.residual.alpha[2] = std::nan("");
+    if (field == 1) broken.residual.scale[0] = 0.0;
+    if (field == 2) broken.residual.gamma = -1.0;
+    const results::test::TempDir dir;
+    results::write_model_file(dir.file("m.h5"), set_of(broken));
+    try {
+      static_cast<void>(results::read_model_file(dir.file("m.h5")));
+      ADD_FAILURE() << "read a broken residual, field " << field;
+    } catch (const results::ResultError& e) {
+      EXPECT_NE(std::string(e.what()).find("kernel_gamma and kernel_scale must be finite and > 0"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace scaletune::autotune
