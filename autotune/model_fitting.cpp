@@ -32,11 +32,18 @@ OpPoint point_of(const results::OpTiming& row) {
 }
 
 void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
-  std::map<std::tuple<std::string, std::string, std::string>, std::vector<OpPoint>> groups;
+  using Key = std::tuple<std::string, std::string, std::string>;
+  std::map<Key, std::vector<OpPoint>> groups;
+  std::map<Key, int> unusable;  // rows of a time that is not finite and > 0
   for (const results::ResultSet& set : inputs)
-    for (const results::OpTiming& row : set.ops)
-      if (row.time_s > 0.0)
-        groups[{row.op, row.dtype, device_kind_of(row.device)}].push_back(point_of(row));
+    for (const results::OpTiming& row : set.ops) {
+      const Key key{row.op, row.dtype, device_kind_of(row.device)};
+      if (std::isfinite(row.time_s) && row.time_s > 0.0)
+        groups[key].push_back(point_of(row));
+      else
+        ++unusable[key];
+    }
+  for (const auto& [key, count] : unusable) groups[key];  // reported even with no usable row
   for (const auto& [key, points] : groups) {
     const auto& [op, dtype, kind] = key;
     FitLine line{op + " " + dtype + " " + kind, static_cast<int>(points.size()), "", {}, ""};
@@ -44,11 +51,16 @@ void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
       const OpModel model = fit_op_model(points, kind);
       line.model = op_model_form_name(model.form);
       line.error = model.cv_mape;
-      line.note = "other form " + std::to_string(std::lround(100 * model.other_cv_mape)) + "%";
+      line.note = std::string("next best ") + op_model_form_name(model.runner_up) + " " +
+                  detail::percent(model.other_cv_mape) + "%";
       out.models.ops.push_back(record_of(model));
     } catch (const std::invalid_argument& e) {
       line.note = e.what();
     }
+    if (const auto it = unusable.find(key); it != unusable.end())
+      line.note += (line.note.empty() ? "" : "; ") +
+                   detail::counted(static_cast<std::size_t>(it->second), "row") +
+                   " of a time not finite and > 0 left out";
     out.report.push_back(line);
   }
 }

@@ -234,11 +234,15 @@ OpModelForm chosen_form(const std::map<OpModelForm, double>& errors) {
   return best;
 }
 
-/// The least error of the forms other than `chosen`.
-double runner_up_error(const std::map<OpModelForm, double>& errors, OpModelForm chosen) {
-  double out = std::numeric_limits<double>::infinity();
+/// The form of least error other than `chosen`.
+OpModelForm runner_up(const std::map<OpModelForm, double>& errors, OpModelForm chosen) {
+  OpModelForm out = chosen;
+  double least = std::numeric_limits<double>::infinity();
   for (const auto& [form, error] : errors)
-    if (form != chosen) out = std::min(out, error);
+    if (form != chosen && error < least) {
+      least = error;
+      out = form;
+    }
   return out;
 }
 
@@ -363,7 +367,8 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
   best.weights = std::move(fitted.weights);
   best.residual = std::move(fitted.residual);
   best.cv_mape = errors[best.form];
-  best.other_cv_mape = runner_up_error(errors, best.form);
+  best.runner_up = runner_up(errors, best.form);
+  best.other_cv_mape = errors[best.runner_up];
   set_ranges(best, points);
   return best;
 }

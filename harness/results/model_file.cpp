@@ -52,23 +52,56 @@ void write_op_model(hid_t parent, const H5Where& where, const OpModelRecord& m) 
   write_doubles(g.id(), at, "kernel_alpha", m.kernel_alpha);
 }
 
-/// The residual of a power_law_rbf model: its sizes must agree with the inputs.
+bool all_finite(const std::vector<double>& v) {
+  return std::ranges::all_of(v, [](double x) { return std::isfinite(x); });
+}
+
+/// Fails unless `name` holds `expected` values.
+void expect_size(const H5Where& at, const char* name, std::size_t size, std::size_t expected,
+                 const std::string& what) {
+  if (size != expected)
+    at.fail(std::string(name) + " holds " + std::to_string(size) + " values; expected " +
+            std::to_string(expected) + " (" + what + ")");
+}
+
+/// The form, its inputs and weights must agree (autotune/op_model.hpp): affine reads "1",
+/// "flops", "bytes" with weights >= 0; power_law and power_law_rbf "1", then "log:..." and
+/// "reuse:..." inputs; every weight finite.
+void check_op_form(const H5Where& at, const OpModelRecord& m) {
+  const bool affine = m.form == "affine";
+  if (!affine && m.form != "power_law" && m.form != "power_law_rbf")
+    at.fail("form '" + m.form + "'; expected affine, power_law or power_law_rbf");
+  if (affine && m.inputs != std::vector<std::string>{"1", "flops", "bytes"})
+    at.fail("an affine model reads the inputs 1, flops, bytes; this one reads " +
+            std::to_string(m.inputs.size()) + " other inputs");
+  if (!affine && (m.inputs.size() < 2 || m.inputs.front() != "1" ||
+                  !std::all_of(m.inputs.begin() + 1, m.inputs.end(), [](const std::string& n) {
+                    return n.starts_with("log:") || n.starts_with("reuse:");
+                  })))
+    at.fail("a " + m.form + " model reads the inputs 1, then log:<field> and reuse:<bin>");
+  if (!all_finite(m.weights) ||
+      (affine && !std::ranges::all_of(m.weights, [](double w) { return w >= 0.0; })))
+    at.fail(affine ? "weights must be finite and >= 0 (t = c0 + c1 FLOPs + c2 bytes, c >= 0)"
+                   : "weights must be finite");
+}
+
+/// The residual of a power_law_rbf model: its sizes must agree with the inputs, and its
+/// values be finite with a kernel width and scales > 0.
 void read_kernel(hid_t g, const H5Where& at, OpModelRecord& m) {
   m.kernel_gamma = detail::read_double_attribute(g, at, "kernel_gamma");
   m.kernel_offset = detail::read_double_dataset(g, at, "kernel_offset").values;
   m.kernel_scale = detail::read_double_dataset(g, at, "kernel_scale").values;
   m.kernel_centers = detail::read_double_dataset(g, at, "kernel_centers").values;
   m.kernel_alpha = detail::read_double_dataset(g, at, "kernel_alpha").values;
-  const std::size_t d = m.inputs.empty() ? 0 : m.inputs.size() - 1;
-  if (d == 0 || m.kernel_offset.size() != d || m.kernel_scale.size() != d ||
-      m.kernel_centers.size() != m.kernel_alpha.size() * d)
-    at.fail("kernel_offset and kernel_scale must hold one value per input but 1 (" +
-            std::to_string(d) + ") and kernel_centers that many per kernel_alpha");
-  const auto finite = [](const std::vector<double>& v) {
-    return std::ranges::all_of(v, [](double x) { return std::isfinite(x); });
-  };
-  if (!(std::isfinite(m.kernel_gamma) && m.kernel_gamma > 0.0) || !finite(m.kernel_offset) ||
-      !finite(m.kernel_centers) || !finite(m.kernel_alpha) ||
+  const std::size_t d = m.inputs.size() - 1;  // check_op_form: at least 2 inputs
+  const std::string per_input = "one per input but 1";
+  expect_size(at, "kernel_offset", m.kernel_offset.size(), d, per_input);
+  expect_size(at, "kernel_scale", m.kernel_scale.size(), d, per_input);
+  if (m.kernel_alpha.empty()) at.fail("kernel_alpha is empty; expected one value per center");
+  expect_size(at, "kernel_centers", m.kernel_centers.size(), m.kernel_alpha.size() * d,
+              std::to_string(d) + " per kernel_alpha value");
+  if (!(std::isfinite(m.kernel_gamma) && m.kernel_gamma > 0.0) || !all_finite(m.kernel_offset) ||
+      !all_finite(m.kernel_centers) || !all_finite(m.kernel_alpha) ||
       !std::ranges::all_of(m.kernel_scale, [](double x) { return std::isfinite(x) && x > 0.0; }))
     at.fail(
         "kernel_gamma and kernel_scale must be finite and > 0, and kernel_offset, "
@@ -116,6 +149,7 @@ OpModelRecord read_op_model(hid_t parent, const H5Where& where, const std::strin
   if (m.inputs.size() != m.weights.size() || m.range_names.size() != m.range_low.size() ||
       m.range_low.size() != m.range_high.size())
     at.fail("inputs and weights, or range_names and range_low/high, differ in length");
+  check_op_form(at, m);
   if (m.form == "power_law_rbf") read_kernel(g.id(), at, m);
   return m;
 }

@@ -1,12 +1,15 @@
 // An op model with a kernel-ridge residual survives the model file: written, read back and
 // turned into a PerformanceModel it times ops as the fitted model does; a file whose residual
-// does not match its inputs is refused naming the group.
+// does not match its inputs (or a form its inputs and weights) is refused naming the group; fit
+// leaves out profile rows of a time that is not finite and > 0 and says how many.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "autotune/model_fitting.hpp"
 #include "autotune/op_model.hpp"
 #include "autotune/performance_model.hpp"
 #include "harness/results/model_file.hpp"
@@ -69,7 +72,7 @@ TEST(OpModelFile, AResidualOfTheWrongSizeIsRefused) {
   } catch (const results::ResultError& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("scale:fp32:host"), std::string::npos) << what;
-    EXPECT_NE(what.find("kernel_offset and kernel_scale must hold one value per input but 1"),
+    EXPECT_NE(what.find("kernel_offset holds 2 values; expected 3 (one per input but 1)"),
               std::string::npos)
         << what;
   }
@@ -92,6 +95,58 @@ TEST(OpModelFile, AResidualOfNonFiniteOrZeroValuesIsRefused) {
           << e.what();
     }
   }
+}
+
+TEST(OpModelFile, AFormItsInputsOrWeightsDoNotFitIsRefused) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"spline", "form 'spline'; expected affine, power_law or power_law_rbf"},
+      {"affine", "an affine model reads the inputs 1, flops, bytes"},
+      {"negative", "weights must be finite and >= 0"}};
+  for (const auto& [change, message] : cases) {
+    results::ModelSet models = set_of(bumped_model());
+    results::OpModelRecord& r = models.ops.front();
+    if (change == "spline") r.form = "spline";
+    if (change == "affine") r.form = "affine";  // a power law's log inputs under affine
+    if (change == "negative") {
+      r.form = "affine";
+      r.inputs = {"1", "flops", "bytes"};
+      r.weights = {-1e-6, 1e-9, 0.0};
+    }
+    const results::test::TempDir dir;
+    results::write_model_file(dir.file("m.h5"), models);
+    try {
+      static_cast<void>(results::read_model_file(dir.file("m.h5")));
+      ADD_FAILURE() << "read a model with " << change;
+    } catch (const results::ResultError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("scale:fp32:host"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(OpModelFile, FitLeavesOutTimesNotFiniteAndPositiveAndSaysSo) {
+  results::ResultSet profile;
+  for (int i = 0; i < 12; ++i) {
+    const std::int64_t n = std::int64_t{1024} << i;
+    profile.ops.push_back({.op = "scale",
+                           .dtype = "fp32",
+                           .device = "host-core:0",
+                           .shape = "numel=" + std::to_string(n),
+                           .time_s = 1e-9 * double(n),
+                           .flops = double(n),
+                           .bytes = 8.0 * double(n)});
+  }
+  profile.ops[3].time_s = std::nan("");
+  profile.ops[5].time_s = std::numeric_limits<double>::infinity();
+  profile.ops[7].time_s = 0.0;
+  const FitResult fit = fit_models({profile});
+  ASSERT_EQ(fit.models.ops.size(), 1u);
+  EXPECT_EQ(fit.models.ops.front().points, 9);
+  ASSERT_FALSE(fit.report.empty());
+  EXPECT_NE(fit.report.front().note.find("3 rows of a time not finite and > 0 left out"),
+            std::string::npos)
+      << fit.report.front().note;
+  EXPECT_NE(fit.report.front().note.find("next best "), std::string::npos);
 }
 
 }  // namespace
