@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <limits>
 #include <map>
@@ -337,7 +338,13 @@ int predict_unguarded(int argc, char** argv) {
       parse_args(argc, argv, 2, "predict", {"--model", "--world", "--out", "--compare", "--device"},
                  {"--phases", "--ops"});
   expect_positionals(args, 1, 1, kUsage);
-  if (args.options.contains("--out")) expect_h5_path("--out", args.option("--out"));
+  if (args.options.contains("--out")) {
+    const std::string out = args.option("--out");
+    expect_h5_path("--out", out);
+    if (std::filesystem::exists(out))
+      throw UsageError("--out " + out +
+                       " exists; scaletune never overwrites a file: predict into a new one");
+  }
   const Kokkos::ScopeGuard kokkos;  // workloads draw their inputs in host views
   return predict(args, argc, argv);
 }

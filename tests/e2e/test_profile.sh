@@ -65,6 +65,11 @@ assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
 assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
 assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
 PY
+run_status "$SCALETUNE" predict tiny.toml --model m.h5 --out pred.h5
+[ "$status" -eq 2 ] || fail "predict over an existing --out exited $status: $out"
+expect_match "$out" "^scaletune predict: --out pred\.h5 exists; scaletune never overwrites a file" \
+  "an existing --out refused"
+! grep -q "resnet50-r1-b8" <<<"$out" || fail "predicted before refusing the existing --out: $out"
 run_status "$SCALETUNE" export-timeline pred.h5 --config nope --out nope.json
 [ "$status" -eq 2 ] || fail "export-timeline of an unknown predicted configuration exited $status: $out"
 expect_match "$out" "pred\.h5: no configuration 'nope'; it has resnet50-r1-b8-even-fp32, resnet50-r2-b8-even-fp32$" \
