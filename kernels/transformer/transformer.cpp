@@ -147,7 +147,9 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
     m_profile_bytes = MicroBatchProfiler::bytes(profiled);
   }
   m_plan = plan_transformer(request);
-  if (ctx.comm->rank() == 0) {
+  // A described step (trace, predict) is no run: its plan is in the description, not printed
+  // once per described rank and thread.
+  if (ctx.comm->rank() == 0 && m_backend->kind() != ops::BackendKind::describe) {
     std::printf("  %s plan: %s\n", config.id.c_str(), describe_plan(m_plan).c_str());
     std::fflush(stdout);
   }
