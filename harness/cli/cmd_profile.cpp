@@ -44,9 +44,9 @@ namespace {
 constexpr const char* kUsage = "scaletune profile [--out PROFILE.h5] [--jobs JOB.toml,...]";
 constexpr const char* kDefaultOut = "results/profile.h5";
 
-/// The collective benchmark the profile runs: every op over 8 B .. 4 MiB (host) or 256 MiB
-/// (cuda) on 2..W ranks (1 rank when the launch has one), on CUDA devices when every rank has
-/// one.
+/// The collective benchmark the profile runs: every op at 8 B x 4^k within 4 MiB (host: up to
+/// 2 MiB) or 256 MiB (cuda: up to 128 MiB) on 2..W ranks (1 rank when the launch has one), on
+/// CUDA devices when every rank has one.
 std::string collectives_job_text(int world, bool cuda) {
   std::string ranks;
   for (int n = world == 1 ? 1 : 2; n <= world; ++n)
