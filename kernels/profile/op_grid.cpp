@@ -16,10 +16,11 @@ namespace d = describe;
 /// Embedding-bag shapes drawn (each forward and backward, uniform and Zipf indices in turn):
 /// with 32 the models missed the bags of 2-rank DLRM tasks by 20-30%.
 constexpr int kEmbeddingShapes = 96;
-/// Convolution geometries drawn (each forward and backward), their images 2-112 pixels wide:
-/// with 48 of 7-112 the models missed the deep layers of a ResNet-50 on 48-pixel images
-/// (2x2 and 3x3 planes, where per-sample GEMMs run at a fifth of their peak) by 50-80%.
-constexpr int kConvShapes = 96;
+/// Convolution geometries drawn (each forward and backward; about 80 within the FLOP cap), their
+/// images 2-112 pixels wide and 3-2048 channels (ResNet-50's last stage has 2048): with 48 of
+/// 7-112 the models missed the deep layers of a ResNet-50 on 48-pixel images (2x2 and 3x3
+/// planes, where per-sample GEMMs run at a fifth of their peak) by 50-80%.
+constexpr int kConvShapes = 104;
 /// Batch-norm and pooling shapes drawn (each forward and backward), planes 2-112 wide.
 constexpr int kNormShapes = 32;
 
@@ -109,8 +110,8 @@ void convolutional(std::vector<trace::ComputeOp>& out, const Scale& s, DType t, 
   const int kernels[] = {1, 3, 3, 7};
   for (int i = 0; i < kConvShapes; ++i) {
     ops::ConvGeometry g;
-    g.in_channels = static_cast<int>(draw(3, 512));
-    g.out_channels = static_cast<int>(draw(8, 1024));
+    g.in_channels = static_cast<int>(draw(3, 2048));
+    g.out_channels = static_cast<int>(draw(8, 2048));
     g.in_h = g.in_w = static_cast<int>(draw(2, 112));
     g.kernel = kernels[i % 4];
     g.stride = i % 3 == 0 ? 2 : 1;
