@@ -303,7 +303,7 @@ int predict(const Args& args, int argc, char** argv) {
       model_path, [&] { return predict_configs(d, model, args.options.contains("--out")); });
   print_header(!measured.empty());
   std::vector<results::PredictionRow> rows;
-  double log_error = 0.0;
+  double log_error = 0.0, abs_error = 0.0;
   int compared = 0;
   std::size_t failed = 0;
   for (Outcome& o : outcomes) {
@@ -315,15 +315,22 @@ int predict(const Args& args, int argc, char** argv) {
     Predicted& p = o.predicted;
     if (const auto it = measured.find(p.row.config); it != measured.end()) {
       p.row.measured_step_time = it->second;
-      log_error += std::log(std::max(std::abs(p.row.step_time / it->second - 1.0), 1e-6));
+      const double error = std::abs(p.row.step_time / it->second - 1.0);
+      log_error += std::log(std::max(error, 1e-6));
+      abs_error += error;
       ++compared;
     }
     print_row(p, args.flags.contains("--phases"), args.flags.contains("--ops"));
     rows.push_back(std::move(p.row));
   }
+  // The mean beside the geomean: one configuration predicted almost exactly pulls the geomean
+  // towards 0.
   if (compared > 0)
-    std::printf("geomean |error| over %d measured configurations: %.1f%%\n", compared,
-                100.0 * std::exp(log_error / compared));
+    std::printf("geomean |error| over %d measured configurations: %.1f%% (mean %.1f%%)\n", compared,
+                100.0 * std::exp(log_error / compared), 100.0 * abs_error / compared);
+  else if (args.options.contains("--compare"))
+    std::cerr << "scaletune predict: warning: --compare " << args.option("--compare")
+              << " holds no ok configuration of this job's ids; nothing was compared\n";
   if (args.options.contains("--out")) {
     results::Provenance provenance = command_provenance(argc, argv);
     provenance.created_utc = mpi::utc_now();

@@ -55,7 +55,7 @@ run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml --out measured.h5
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured.h5 --out pred.h5 --phases
 [ "$status" -eq 0 ] || fail "predict exited $status: $out"
 expect_match "$out" "resnet50-r2-b8-even-fp32 +2 +[0-9.]+ +[0-9.]+ .* [+-][0-9.]+%" "a prediction with its error"
-expect_match "$out" "geomean \|error\| over 2 measured configurations" "the geomean"
+expect_match "$out" "geomean \|error\| over 2 measured configurations: [0-9.]+% \(mean [0-9.]+%\)" "the geomean and mean"
 expect_match "$out" "compute by phase \(ms\): fwd=" "phases"
 "$PYTHON" - <<'PY' || fail "/predictions"
 import h5py, math
@@ -65,6 +65,10 @@ assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
 assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
 assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
 PY
+run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare p.h5
+[ "$status" -eq 0 ] || fail "predict against a file of other configurations exited $status: $out"
+expect_match "$out" "warning: --compare p\.h5 holds no ok configuration of this job's ids; nothing was compared" \
+  "a comparison that matched nothing"
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --out pred.h5
 [ "$status" -eq 2 ] || fail "predict over an existing --out exited $status: $out"
 expect_match "$out" "^scaletune predict: --out pred\.h5 exists; scaletune never overwrites a file" \
