@@ -51,7 +51,7 @@ void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
       const OpModel model = fit_op_model(points, kind);
       line.model = op_model_form_name(model.form);
       line.error = model.cv_mape;
-      line.note = std::string("next best ") + op_model_form_name(model.runner_up) + " " +
+      line.note = std::string("next best ") + op_model_form_name(*model.runner_up) + " " +
                   detail::percent(model.other_cv_mape) + "%";
       out.models.ops.push_back(record_of(model));
     } catch (const std::invalid_argument& e) {

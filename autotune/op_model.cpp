@@ -368,7 +368,7 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
   best.residual = std::move(fitted.residual);
   best.cv_mape = errors[best.form];
   best.runner_up = runner_up(errors, best.form);
-  best.other_cv_mape = errors[best.runner_up];
+  best.other_cv_mape = errors[*best.runner_up];
   set_ranges(best, points);
   return best;
 }

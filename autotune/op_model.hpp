@@ -16,6 +16,7 @@
 // every feature it saw, so a prediction can say when it extrapolates.
 
 #include <array>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -61,8 +62,8 @@ struct OpModel {
   int points = 0;              ///< fitted points
   double cv_mape = 0.0;        ///< k-fold cross-validated mean absolute percentage error, fraction
   double other_cv_mape = 0.0;  ///< the best other form's, for the report
-  /// That other form (fit's report; model files keep only its error and read back affine)
-  OpModelForm runner_up = OpModelForm::affine;
+  /// That other form; none in model files written before it was stored
+  std::optional<OpModelForm> runner_up;
 
   /// Predicted time of `call` (an op of this model's kind), s; 0 for a call of no FLOPs and no
   /// bytes (an empty shard). Throws std::invalid_argument naming the field when `call` lacks a

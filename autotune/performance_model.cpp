@@ -33,6 +33,7 @@ OpModel op_model_of(const results::OpModelRecord& r) {
   m.points = r.points;
   m.cv_mape = r.cv_mape;
   m.other_cv_mape = r.other_cv_mape;
+  if (!r.other_form.empty()) m.runner_up = op_model_form_from(r.other_form);
   m.residual = {r.kernel_offset, r.kernel_scale, r.kernel_centers, r.kernel_alpha, r.kernel_gamma};
   return m;
 }
@@ -50,6 +51,7 @@ results::OpModelRecord record_of(const OpModel& m) {
           m.points,
           m.cv_mape,
           m.other_cv_mape,
+          m.runner_up ? op_model_form_name(*m.runner_up) : "",
           m.residual.offset,
           m.residual.scale,
           m.residual.centers,

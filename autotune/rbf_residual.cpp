@@ -52,10 +52,6 @@ void standardise(const std::vector<std::vector<double>>& x, RbfResidual& out) {
 
 }  // namespace
 
-bool RbfResidual::consistent() const {
-  return offset.size() == scale.size() && centers.size() == alpha.size() * offset.size();
-}
-
 double RbfResidual::value(std::span<const double> x) const {
   if (alpha.empty()) return 0.0;
   const std::size_t d = offset.size();

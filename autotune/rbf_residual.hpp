@@ -26,8 +26,6 @@ struct RbfResidual {
   /// r(x) for inputs `x` of size d; 0 when empty. Throws std::invalid_argument when x does not
   /// have d values.
   double value(std::span<const double> x) const;
-  /// Whether the fields' sizes agree (offset, scale: d; centers: n * d; alpha: n).
-  bool consistent() const;
 };
 
 /// The kernel width and ridge of fit_rbf_residual. Chosen on a host profile (2-core AMD EPYC,

@@ -39,6 +39,7 @@ void write_op_model(hid_t parent, const H5Where& where, const OpModelRecord& m) 
   detail::write_attribute(g.id(), at, "points", m.points);
   detail::write_attribute(g.id(), at, "cv_mape", m.cv_mape);
   detail::write_attribute(g.id(), at, "other_cv_mape", m.other_cv_mape);
+  if (!m.other_form.empty()) detail::write_attribute(g.id(), at, "other_form", m.other_form);
   write_texts(g.id(), at, "inputs", m.inputs);
   write_doubles(g.id(), at, "weights", m.weights);
   write_texts(g.id(), at, "range_names", m.range_names);
@@ -69,8 +70,12 @@ void expect_size(const H5Where& at, const char* name, std::size_t size, std::siz
 /// "reuse:..." inputs; every weight finite.
 void check_op_form(const H5Where& at, const OpModelRecord& m) {
   const bool affine = m.form == "affine";
-  if (!affine && m.form != "power_law" && m.form != "power_law_rbf")
-    at.fail("form '" + m.form + "'; expected affine, power_law or power_law_rbf");
+  const auto known = [](const std::string& form) {
+    return form == "affine" || form == "power_law" || form == "power_law_rbf";
+  };
+  if (!known(m.form)) at.fail("form '" + m.form + "'; expected affine, power_law or power_law_rbf");
+  if (!m.other_form.empty() && !known(m.other_form))
+    at.fail("other_form '" + m.other_form + "'; expected affine, power_law or power_law_rbf");
   if (affine && m.inputs != std::vector<std::string>{"1", "flops", "bytes"})
     at.fail("an affine model reads the inputs 1, flops, bytes; this one reads " +
             std::to_string(m.inputs.size()) + " other inputs");
@@ -141,6 +146,8 @@ OpModelRecord read_op_model(hid_t parent, const H5Where& where, const std::strin
   m.points = detail::read_int_attribute(g.id(), at, "points");
   m.cv_mape = detail::read_double_attribute(g.id(), at, "cv_mape");
   m.other_cv_mape = detail::read_double_attribute(g.id(), at, "other_cv_mape");
+  if (detail::has_attribute(g.id(), at, "other_form"))
+    m.other_form = detail::read_string_attribute(g.id(), at, "other_form");
   m.inputs = detail::read_string_dataset(g.id(), at, "inputs").values;
   m.weights = detail::read_double_dataset(g.id(), at, "weights").values;
   m.range_names = detail::read_string_dataset(g.id(), at, "range_names").values;

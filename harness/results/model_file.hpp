@@ -22,6 +22,7 @@ struct OpModelRecord {
   int points = 0;
   double cv_mape = 0;        ///< cross-validated mean absolute percentage error, fraction
   double other_cv_mape = 0;  ///< the best other form's
+  std::string other_form;    ///< that form; "" in files written before it was stored
   /// power_law_rbf only (autotune/rbf_residual.hpp), else empty and 0: [d] offset and scale of
   /// the inputs but "1" (d = inputs - 1), [n * d] centers, [n] dual weights, the kernel width
   std::vector<double> kernel_offset, kernel_scale, kernel_centers, kernel_alpha;

@@ -59,6 +59,12 @@ TEST(OpModelFile, AResidualModelTimesOpsAsFitted) {
     const trace::ComputeOp op = elementwise(n);
     EXPECT_DOUBLE_EQ(read.op_time_s(op), fitted.time_s(op)) << "n = " << n;
   }
+  // The next-best form survives the file with its error.
+  const results::ModelSet back = results::read_model_file(dir.file("m.h5"));
+  const OpModel again = op_model_of(back.ops.front());
+  ASSERT_TRUE(again.runner_up.has_value());
+  EXPECT_EQ(*again.runner_up, *fitted.runner_up);
+  EXPECT_EQ(again.other_cv_mape, fitted.other_cv_mape);
 }
 
 TEST(OpModelFile, AResidualOfTheWrongSizeIsRefused) {
