@@ -1,18 +1,17 @@
 #include "embedding_bag.hpp"
 
-#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "kernels/host/detail/half_convert.hpp"
 #include "kernels/host/detail/host_range.hpp"
 #include "kernels/host/detail/op_checks.hpp"
 #include "kernels/host/detail/row_id_checks.hpp"
+#include "kernels/host/detail/row_sort.hpp"
 
 #ifdef SCALETUNE_HOST_X86_VARIANTS
 #include <immintrin.h>
@@ -58,21 +57,21 @@ float bag_scale(Pooling mode, std::int64_t begin, std::int64_t end) {
   return 1.0f / static_cast<float>(end - begin);
 }
 
-/// (row, bag) of every index position, sorted: equal rows end up adjacent.
-std::vector<std::pair<std::int64_t, std::size_t>> sorted_row_bag_pairs(const IndexVector& indices,
-                                                                       const IndexVector& offsets) {
-  std::vector<std::pair<std::int64_t, std::size_t>> pairs;
+/// (row, bag) of every index position in (row, bag) order: equal rows end up adjacent.
+std::vector<detail::RowBag> sorted_row_bag_pairs(const IndexVector& indices,
+                                                 const IndexVector& offsets) {
+  std::vector<detail::RowBag> pairs;
   pairs.reserve(indices.extent(0));
   for (std::size_t b = 0; b + 1 < offsets.extent(0); ++b) {
     for (std::int64_t k = offsets(b); k < offsets(b + 1); ++k) pairs.emplace_back(indices(k), b);
   }
-  std::sort(pairs.begin(), pairs.end());
+  std::vector<detail::RowBag> scratch;
+  detail::radix_sort_by_row(pairs, scratch);
   return pairs;
 }
 
 /// Positions in `pairs` where a new row starts, followed by pairs.size().
-std::vector<std::size_t> run_starts(
-    const std::vector<std::pair<std::int64_t, std::size_t>>& pairs) {
+std::vector<std::size_t> run_starts(const std::vector<detail::RowBag>& pairs) {
   std::vector<std::size_t> starts;
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     if (k == 0 || pairs[k].first != pairs[k - 1].first) starts.push_back(k);
