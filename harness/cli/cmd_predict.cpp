@@ -23,6 +23,7 @@
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
 #include "harness/core/parallel_each.hpp"
+#include "harness/core/stats.hpp"
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/mpi/config_runner.hpp"
@@ -42,13 +43,17 @@ constexpr const char* kUsage =
     "scaletune predict JOB.toml [--model MODEL.h5] [--world N] [--out PRED.h5] "
     "[--compare RESULTS.h5,...] [--device host|cuda] [--phases] [--ops]";
 
-/// Median measured step time of every ok configuration in the files, by id (the last file
-/// wins).
+/// Measured step time of every ok configuration in the files, by id: its median step time, or
+/// where several files (repeated runs of one job) hold it, the median of their medians, so one
+/// run in a slow spell of a shared host moves the comparison less.
 std::map<std::string, double> measured_steps(const std::string& list) {
-  std::map<std::string, double> out;
+  std::map<std::string, std::vector<double>> runs;
   for (const std::string& path : comma_list(list))
     for (const results::ConfigResult& c : results::read_results(path).configs)
-      if (c.status == results::Status::ok && c.step_time_median > 0) out[c.id] = c.step_time_median;
+      if (c.status == results::Status::ok && c.step_time_median > 0)
+        runs[c.id].push_back(c.step_time_median);
+  std::map<std::string, double> out;
+  for (const auto& [id, medians] : runs) out[id] = core::median(medians);
   return out;
 }
 

@@ -65,6 +65,23 @@ assert ids == ["resnet50-r1-b8-even-fp32", "resnet50-r2-b8-even-fp32"], ids
 assert (p["step_time"][()] > 0).all() and (p["measured_step_time"][()] > 0).all()
 assert abs(p["throughput"][0] - 8 / p["step_time"][0]) < 1e-6 * p["throughput"][0]
 PY
+"$PYTHON" - <<'PY' || fail "repeated runs"
+import h5py, shutil
+for k in (2, 3):  # two more runs of the job, k times slower
+    shutil.copy("measured.h5", f"measured{k}.h5")
+    with h5py.File(f"measured{k}.h5", "r+") as f:
+        for c in f["configs"].values():
+            c["step_time"][...] = k * c["step_time"][()]
+            c.attrs["step_time_median"] = k * c.attrs["step_time_median"]
+PY
+run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured2.h5,measured.h5,measured3.h5 --out pred3.h5
+[ "$status" -eq 0 ] || fail "predict against three runs exited $status: $out"
+"$PYTHON" - <<'PY' || fail "the median of three runs"
+import h5py
+once = h5py.File("pred.h5", "r")["predictions/measured_step_time"][()]
+thrice = h5py.File("pred3.h5", "r")["predictions/measured_step_time"][()]
+assert (abs(thrice - 2 * once) < 1e-12 + 1e-9 * once).all(), (once, thrice)
+PY
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare p.h5
 [ "$status" -eq 0 ] || fail "predict against a file of other configurations exited $status: $out"
 expect_match "$out" "warning: --compare p\.h5 holds no ok configuration of this job's ids; nothing was compared" \
