@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/host/detail/half_convert.hpp"
@@ -172,16 +173,24 @@ template <std::size_t W, class T>
   return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
 }
 
-/// pool_block<W> for 16-bit tables, 8 values widened at a time (widen8) into W / 8 ymm
-/// accumulators: the same sums in the same order from +0, then the same scaling, so the same
-/// bits. fp16: compiled for AVX2 and run by the AVX-512 variant too (at 64 columns it keeps pace
-/// with bf16's zero-extend and shift in zmm registers, measured). bf16: the AVX2 variant only,
-/// where GCC's own vectorisation of pool_block in ymm registers ran 1.0 to 1.2 times as long as
-/// fp32 per lookup (BM_HalfVsFp32Forward, AMD EPYC, dims 64 and 128) and this 0.71 to 0.92.
+/// 8 fp32 values.
+[[gnu::target(SCALETUNE_TARGET_AVX2), gnu::always_inline]] inline __m256 widen8(
+    const float* values) {
+  return _mm256_loadu_ps(values);
+}
+
+/// pool_block<W>, 8 values loaded (and widened: widen8) at a time into W / 8 ymm accumulators:
+/// the same sums in the same order from +0, then the same scaling, so the same bits. Compiled
+/// for AVX2 and run by the AVX-512 variant too for fp32 and fp16 (fp16 at 64 columns keeps pace
+/// with bf16's zero-extend and shift in zmm registers, measured). fp32: GCC's own vectorisation
+/// of pool_block left some widths scalar (16 columns: 16 scalar adds a lookup, 1.7-2x the time
+/// of 8 and 24, measured). bf16: the AVX2 variant only, where GCC's own vectorisation of
+/// pool_block in ymm registers ran 1.0 to 1.2 times as long as fp32 per lookup
+/// (BM_HalfVsFp32Forward, AMD EPYC, dims 64 and 128) and this 0.71 to 0.92.
 template <std::size_t W, class T>
-[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_16bit_block_ymm(const ForwardArgs<T>& args,
-                                                                 std::size_t b, std::size_t col) {
-  static_assert(W % 8 == 0, "whole 8-value conversions");
+[[gnu::target(SCALETUNE_TARGET_AVX2)]] inline void pool_block_ymm(const ForwardArgs<T>& args,
+                                                                  std::size_t b, std::size_t col) {
+  static_assert(W % 8 == 0, "whole 8-value loads");
   __m256 acc[W / 8];
   for (__m256& a : acc) a = _mm256_setzero_ps();
   const std::int64_t begin = args.offsets[b], end = args.offsets[b + 1];
@@ -195,35 +204,36 @@ template <std::size_t W, class T>
   for (std::size_t v = 0; v < W / 8; ++v)
     _mm256_storeu_ps(out + 8 * v, _mm256_mul_ps(acc[v], scale));
 }
+
+/// pool_block_ymm<W> as a function of its own, for the AVX-512 variant (which GCC does not let
+/// inline a function compiled for AVX2). The AVX2 variant inlines pool_block_ymm: a call per bag
+/// and block cost it 4-7% at 32 to 128 columns (measured).
+template <std::size_t W, class T>
+[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_block_ymm_call(const ForwardArgs<T>& args,
+                                                                std::size_t b, std::size_t col) {
+  pool_block_ymm<W>(args, b, col);
+}
 #endif
 
-/// Pools the columns [col, col + W) of bag b as variant I does: fp16 blocks of whole 8-value
-/// conversions with F16C where I has it, bf16 ones with AVX2 shifts in the AVX2 variant,
-/// pool_block otherwise.
+/// Pools the columns [col, col + W) of bag b as variant I does: fp32 blocks of whole 8-value
+/// loads in ymm registers and fp16 ones of 8-value conversions with F16C where I has them, bf16
+/// ones with AVX2 shifts in the AVX2 variant, pool_block otherwise.
 template <HostIsa I, std::size_t W, class T>
 [[gnu::always_inline]] inline void pool_columns(const ForwardArgs<T>& args, std::size_t b,
                                                 std::size_t col) {
 #ifdef SCALETUNE_HOST_X86_VARIANTS
+  constexpr bool fp32 = I != HostIsa::kBaseline && std::is_same_v<T, float>;
   constexpr bool fp16 = I != HostIsa::kBaseline && std::is_same_v<T, Eigen::half>;
   constexpr bool bf16 = I == HostIsa::kAvx2 && std::is_same_v<T, Eigen::bfloat16>;
-  if constexpr ((fp16 || bf16) && W % 8 == 0) {
-    pool_16bit_block_ymm<W>(args, b, col);
+  if constexpr ((fp32 || fp16 || bf16) && W % 8 == 0) {
+    if constexpr (I == HostIsa::kAvx2)
+      pool_block_ymm<W>(args, b, col);
+    else
+      pool_block_ymm_call<W>(args, b, col);
     return;
   }
 #endif
   pool_block<W>(args, b, col);
-}
-
-/// Pools the widest block of W, W/2, ..., 1 columns that fits in the columns left from `col`;
-/// returns the first column after it.
-template <HostIsa I, std::size_t W, class T>
-[[gnu::always_inline]] inline std::size_t pool_widest_block(const ForwardArgs<T>& args,
-                                                            std::size_t b, std::size_t col) {
-  if constexpr (W > 1) {
-    if (args.dim - col < W) return pool_widest_block<I, W / 2>(args, b, col);
-  }
-  pool_columns<I, W>(args, b, col);
-  return col + W;
 }
 
 /// Columns variant I pools at once for T: as many fp32 accumulators as fill its vector
@@ -233,11 +243,34 @@ template <HostIsa I, std::size_t W, class T>
 template <HostIsa I, class T>
 constexpr std::size_t kMaxBlock = (I == HostIsa::kBaseline ? 64 : 128) * sizeof(T) / sizeof(float);
 
-/// Pools bag b as variant I does, one column block after the other.
+/// The blocks narrower than kMaxBlock are multiples of this many columns, and then a tail of
+/// fewer.
+constexpr std::size_t kBlockStep = 8;
+
+/// Pools the columns [col, col + width) of bag b in one pass over its rows: the block
+/// pool_columns<I, W> of W = width among (K + 1) * S; nothing for a width not among them (0).
+template <HostIsa I, std::size_t S, class T, std::size_t... K>
+[[gnu::always_inline]] inline void pool_width(const ForwardArgs<T>& args, std::size_t b,
+                                              std::size_t col, std::size_t width,
+                                              std::index_sequence<K...>) {
+  (void)((width == (K + 1) * S && (pool_columns<I, (K + 1) * S>(args, b, col), true)) || ...);
+}
+
+/// Pools bag b as variant I does: blocks of kMaxBlock columns, then one block of the multiple of
+/// kBlockStep left, then one of the last dim % kBlockStep; each block a pass over the bag's rows
+/// with its sums in registers. One pass for the dims models use (multiples of 8 up to kMaxBlock:
+/// 16, 24, 32, 64, 128), at most two below kMaxBlock. (Halving blocks, 128, 64, ..., 1, took a
+/// pass per set bit of dim: 24 = 16 + 8 in two, 13 = 8 + 4 + 1 in three, and the op's time
+/// jumped with the bits of dim, which no model of its shape could follow.)
 template <HostIsa I, class T>
 [[gnu::always_inline]] inline void pool_bag_in_blocks(const ForwardArgs<T>& args, std::size_t b) {
-  for (std::size_t col = 0; col < args.dim;)
-    col = pool_widest_block<I, kMaxBlock<I, T>>(args, b, col);
+  constexpr std::size_t kMax = kMaxBlock<I, T>;
+  std::size_t col = 0;
+  for (; args.dim - col >= kMax; col += kMax) pool_columns<I, kMax>(args, b, col);
+  const std::size_t steps = (args.dim - col) / kBlockStep * kBlockStep;
+  pool_width<I, kBlockStep>(args, b, col, steps, std::make_index_sequence<kMax / kBlockStep - 1>());
+  col += steps;
+  pool_width<I, 1>(args, b, col, args.dim - col, std::make_index_sequence<kBlockStep - 1>());
 }
 
 /// Pools one bag; the variants below differ in the instruction set they are compiled for.
@@ -253,10 +286,12 @@ void pool_bag_baseline(const ForwardArgs<T>& args, std::size_t b) {
 }
 
 #ifdef SCALETUNE_HOST_X86_VARIANTS
-/// AVX2 and F16C: 128 fp32 accumulators in 16 ymm registers.
+/// AVX2 and F16C: 128 fp32 accumulators in 16 ymm registers. Flattened: pool_block_ymm, compiled
+/// for AVX2, inlines into this function but not into the functions between (compiled for no
+/// target).
 template <class T>
-[[gnu::target(SCALETUNE_TARGET_AVX2)]] void pool_bag_avx2(const ForwardArgs<T>& args,
-                                                          std::size_t b) {
+[[gnu::target(SCALETUNE_TARGET_AVX2), gnu::flatten]] void pool_bag_avx2(const ForwardArgs<T>& args,
+                                                                        std::size_t b) {
   pool_bag_in_blocks<HostIsa::kAvx2>(args, b);
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <set>
 #include <string>
@@ -438,11 +439,15 @@ void expect_forward_equals_float_loop(const TableOf<T>& table, const Bags& bags)
 }
 
 TYPED_TEST(EmbeddingTableTypes, ForwardEqualsFloatLoopBitForBitAcrossBlockWidths) {
-  // Dims below, at and across the variants' blocks (32 to 128 columns, and fp16's 8-value F16C
-  // conversions); 12 rows for 20 bags of up to 9 lookups, so rows repeat within and across
-  // bags; every third bag is empty.
+  // Every dim up to 136 (each block width of every variant: multiples of 8 below its widest
+  // block of 32 to 128 columns, tails of 1 to 7, fp16's 8-value F16C conversions) and dims
+  // across several widest blocks; 12 rows for 20 bags of up to 9 lookups, so rows repeat within
+  // and across bags; every third bag is empty.
   constexpr std::size_t kRows = 12, kBags = 20;
-  for (const std::size_t dim : {1, 7, 8, 64, 129, 200, 384}) {
+  std::vector<std::size_t> dims(136);
+  std::iota(dims.begin(), dims.end(), std::size_t{1});
+  dims.insert(dims.end(), {200, 263, 384});
+  for (const std::size_t dim : dims) {
     const auto table = random_table<TypeParam>(kRows, dim, static_cast<unsigned>(dim));
     expect_forward_equals_float_loop(table, random_bags(kBags, 9, kRows, 30));
   }
