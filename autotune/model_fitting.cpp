@@ -53,6 +53,8 @@ void fit_ops(const std::vector<results::ResultSet>& inputs, FitResult& out) {
       line.error = model.cv_mape;
       line.note = std::string("next best ") + op_model_form_name(*model.runner_up) + " " +
                   detail::percent(model.other_cv_mape) + "%";
+      if (const std::optional<double> spread = copy_spread(points))
+        line.note += "; copies ±" + detail::percent(*spread) + "%";
       out.models.ops.push_back(record_of(model));
     } catch (const std::invalid_argument& e) {
       line.note = e.what();

@@ -380,4 +380,24 @@ double op_model_mape(const OpModel& model, std::span<const OpPoint> points) {
   return error / static_cast<double>(points.size());
 }
 
+std::optional<double> copy_spread(std::span<const OpPoint> points) {
+  const std::vector<std::size_t> groups = shape_groups(points);
+  const std::size_t shapes = groups.empty() ? 0 : std::ranges::max(groups) + 1;
+  std::vector<double> sum(shapes, 0.0);
+  std::vector<int> count(shapes, 0);
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    sum[groups[i]] += points[i].time_s;
+    ++count[groups[i]];
+  }
+  double spread = 0.0;
+  int copies = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (count[groups[i]] < 2) continue;
+    spread += std::abs(points[i].time_s - sum[groups[i]] / count[groups[i]]) / points[i].time_s;
+    ++copies;
+  }
+  if (copies == 0) return std::nullopt;
+  return spread / copies;
+}
+
 }  // namespace scaletune::autotune

@@ -94,4 +94,11 @@ OpModel fit_op_model(std::span<const OpPoint> points, const std::string& device_
 /// std::invalid_argument when points is empty.
 double op_model_mape(const OpModel& model, std::span<const OpPoint> points);
 
+/// How far the copies of a shape (its timings on several ranks, or in several profiles) lie
+/// from each other: the mean, over every point of a shape timed more than once, of |t - m| / t
+/// with m the mean time of its shape; a fraction. A prediction at each shape's mean misses its
+/// points by this much, so a held-out error near it is mostly the measurements' noise. None
+/// when no shape was timed twice.
+std::optional<double> copy_spread(std::span<const OpPoint> points);
+
 }  // namespace scaletune::autotune

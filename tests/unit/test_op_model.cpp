@@ -213,5 +213,20 @@ TEST(OpModel, CrossValidationHoldsOutWholeShapes) {
   EXPECT_NEAR(b.other_cv_mape, a.other_cv_mape, 1e-9 * a.other_cv_mape);
 }
 
+TEST(OpModel, CopySpreadIsTheMeanDistanceOfCopiesFromTheirShapesMean) {
+  // Shape 1024 timed 1 and 3 s (mean 2: 1/1 and 1/3 off), shape 2048 once (not a copy), shape
+  // 4096 twice at 2 s (0 and 0): (1 + 1/3 + 0 + 0) / 4 by hand.
+  const std::vector<OpPoint> points = {{synthetic(1024, 1.0, 1.0), 1.0},
+                                       {synthetic(2048, 1.0, 1.0), 5.0},
+                                       {synthetic(4096, 1.0, 1.0), 2.0},
+                                       {synthetic(1024, 1.0, 1.0), 3.0},
+                                       {synthetic(4096, 1.0, 1.0), 2.0}};
+  const std::optional<double> spread = copy_spread(points);
+  ASSERT_TRUE(spread.has_value());
+  EXPECT_NEAR(*spread, (1.0 + 1.0 / 3.0) / 4.0, 1e-12);
+  const std::vector<OpPoint> once(points.begin(), points.begin() + 3);
+  EXPECT_FALSE(copy_spread(once).has_value());
+}
+
 }  // namespace
 }  // namespace scaletune::autotune
