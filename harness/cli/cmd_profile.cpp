@@ -29,6 +29,7 @@
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/on_root.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/result_file.hpp"
 #include "kernels/describe/step_description.hpp"
@@ -198,11 +199,10 @@ int profile(const Args& args, int argc, char** argv, int rank, int world) {
   results::Provenance provenance = command_provenance(argc, argv);
   provenance.job_toml = collectives_job_text(world, cuda);
   provenance.created_utc = mpi::utc_now();
-  if (rank == 0) {
+  mpi::on_root<mpi::WriteFailed>(MPI_COMM_WORLD, [&] {
     results::ResultWriter writer = results::ResultWriter::create(out, provenance, {});
     writer.write_ops(rows);
-  }
-  SCALETUNE_MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+  });
   mpi::SweepOptions options;
   options.out_path = out;
   options.resume = true;
@@ -241,6 +241,9 @@ int profile_command(int argc, char** argv) {
   } catch (const job::JobError& e) {
     if (rank == 0) std::cerr << "scaletune profile: " << e.what() << "\n";
     return kBadInput;
+  } catch (const mpi::WriteFailed& e) {
+    if (rank == 0) std::cerr << "scaletune profile: " << e.what() << "\n";
+    return kRunFailed;
   } catch (const std::exception& e) {
     std::cerr << "scaletune profile: error on rank " << rank << ": " << e.what() << "\n";
     return kRunFailed;

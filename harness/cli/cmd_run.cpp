@@ -172,6 +172,11 @@ int run_command(int argc, char** argv) {
     // Every rank throws it; the configuration and the rank's message are already recorded.
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kRunFailed;
+  } catch (const mpi::WriteFailed& e) {
+    if (rank == 0)
+      std::cerr << "scaletune run: " << e.what()
+                << "; rerun with --resume once the file can grow\n";
+    return kRunFailed;
   } catch (const mpi::OutputError& e) {
     if (rank == 0) std::cerr << "scaletune run: cannot write the result file: " << e.what() << "\n";
     return kBadInput;

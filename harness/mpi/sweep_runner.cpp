@@ -10,11 +10,13 @@
 #include <ostream>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/on_root.hpp"
 #include "harness/mpi/progress.hpp"
 #include "harness/mpi/result_lock.hpp"
 #include "harness/mpi/status_agreement.hpp"
@@ -40,23 +42,6 @@ int size_of(MPI_Comm comm) {
   int size = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &size));
   return size;
-}
-
-// Runs `fn` on rank 0 only; an exception there is rethrown on every rank as an Error.
-template <typename Error = std::runtime_error, typename Fn>
-void on_root(MPI_Comm world, Fn&& fn) {
-  Status local = Status::ok;
-  std::string message;
-  if (rank_of(world) == 0) {
-    try {
-      fn();
-    } catch (const std::exception& e) {
-      local = Status::error;
-      message = e.what();
-    }
-  }
-  const AgreedStatus agreed = agree_status(world, local, message);
-  if (agreed.status != Status::ok) throw Error(agreed.error);
 }
 
 // For each configuration, whether the file already holds it as ok (broadcast from rank 0).
@@ -223,7 +208,7 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
     idle_barrier(world, !sub.member());  // ranks outside the configuration wait here, asleep
   }
   result = std::move(run.result);
-  on_root(world, [&] {
+  on_root<WriteFailed>(world, [&] {
     const std::lock_guard lock(writing);
     result.launch = launch;
     for (results::CollectiveResult& row : run.rows) row.nodes = nodes_of(launch);
@@ -314,7 +299,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
     std::optional<DeviceLoss> device_lost;
     if (config.ranks > world_size) {
       result = skipped(config, world_size);
-      on_root(world, [&] { writer->write_config(result); });
+      on_root<WriteFailed>(world, [&] { writer->write_config(result); });
       ++summary.skipped;
     } else {
       const Recorded recorded = run_and_record(ctx, config, writer, world, result);

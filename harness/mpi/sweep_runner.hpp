@@ -27,6 +27,14 @@ class OutputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Writing the result file failed part-way through the sweep (no space, a quota, an I/O
+/// error): thrown on every rank. what() names the file, the OS error and the configuration that
+/// is not in the file; the file holds every configuration written before it, whole.
+class WriteFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A configuration left a rank's device unusable (core::FatalDeviceError, e.g. a sticky CUDA
 /// error): it was recorded as error with that rank's message, and the sweep stopped before the
 /// next configuration, since nothing more can run on that device in this process. Thrown on
@@ -82,7 +90,8 @@ struct SweepSummary {
 
 /// Collective over `world`. Progress lines go to `progress` on rank 0. Throws OutputError (on
 /// every rank) when the result file cannot be created or opened, before anything runs,
-/// std::runtime_error when writing a configuration fails, and SweepStopped (on every rank) once
+/// WriteFailed (on every rank) when writing a configuration fails, and SweepStopped (on every
+/// rank) once
 /// a configuration that left a rank's device unusable is recorded; configurations already
 /// written stay.
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "harness/results/detail/file_access.hpp"
+#include "harness/results/detail/file_image.hpp"
 #include "harness/results/detail/h5_attribute.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
@@ -195,7 +196,7 @@ void write_model_file(const std::string& path, const ModelSet& models) {
   const H5Where root{path, "/"};
   if (std::filesystem::exists(path))
     throw ResultError(path + " exists; scaletune never overwrites a file: fit into a new one");
-  const detail::File file = detail::create_result_file(path);
+  const detail::File file = detail::create_memory_file(path);
   detail::write_provenance(file.id(), root, models.provenance);
   detail::write_dataset(file.id(), root, "inputs", {{models.inputs.size()}, "files", ""},
                         models.inputs);
@@ -204,7 +205,7 @@ void write_model_file(const std::string& path, const ModelSet& models) {
   const detail::Group coll = detail::create_group(file.id(), root, kCollectiveModels);
   for (const CollectiveModelRecord& m : models.collectives)
     write_collective_model(coll.id(), root.child(kCollectiveModels), m);
-  SCALETUNE_H5(root, H5Fflush(file.id(), H5F_SCOPE_GLOBAL));
+  detail::replace_with_image(file.id(), path);
 }
 
 ModelSet read_model_file(const std::string& path) {

@@ -6,6 +6,7 @@
 #include "harness/results/detail/config_check.hpp"
 #include "harness/results/detail/config_io.hpp"
 #include "harness/results/detail/file_access.hpp"
+#include "harness/results/detail/file_image.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/provenance_io.hpp"
@@ -155,13 +156,13 @@ void write_prediction_file(const std::string& path, const Provenance& provenance
     root.fail("exists; scaletune never overwrites a file: predict into a new one");
   const H5Where at = root.child(kPredictions);
   check_described(at, rows);
-  const detail::File file = detail::create_result_file(path);
+  const detail::File file = detail::create_memory_file(path);
   detail::write_provenance(file.id(), root, provenance);
   const detail::Group g = detail::create_group(file.id(), root, kPredictions);
   write_rows(g.id(), at, rows);
   write_timelines(g.id(), at, rows);
   write_described(g.id(), at, rows);
-  SCALETUNE_H5(root, H5Fflush(file.id(), H5F_SCOPE_GLOBAL));
+  detail::replace_with_image(file.id(), path);
 }
 
 bool is_prediction_file(const std::string& path) {

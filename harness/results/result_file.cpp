@@ -6,6 +6,7 @@
 #include "harness/results/detail/config_check.hpp"
 #include "harness/results/detail/config_io.hpp"
 #include "harness/results/detail/file_access.hpp"
+#include "harness/results/detail/file_image.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/op_table.hpp"
 #include "harness/results/detail/provenance_io.hpp"
@@ -15,7 +16,7 @@ namespace scaletune::results {
 
 using detail::H5Where;
 
-/// The open file and its /configs group (opened when first needed).
+/// The file, held in memory, and its /configs group (opened when first needed).
 struct ResultWriter::Impl {
   /// Writes provenance and /system into the open `file`; for a launch (world_size > 0)
   /// opens or creates /configs. Flushes.
@@ -41,7 +42,8 @@ struct ResultWriter::Impl {
 
   H5Where root() const { return {m_path, "/"}; }
   H5Where configs_where() const { return root().child(detail::kConfigsGroup); }
-  void flush() const { SCALETUNE_H5(root(), H5Fflush(m_file.id(), H5F_SCOPE_GLOBAL)); }
+  /// Puts the in-memory file on disk, replacing the file there whole (file_image.hpp).
+  void flush() const { detail::replace_with_image(m_file.id(), m_path); }
 
   std::string m_path;
   detail::File m_file;
@@ -56,21 +58,26 @@ ResultWriter::~ResultWriter() = default;
 ResultWriter ResultWriter::create(const std::string& path, const Provenance& provenance,
                                   const SystemInfo& system) {
   return ResultWriter(
-      std::make_unique<Impl>(path, detail::create_result_file(path), provenance, system));
+      std::make_unique<Impl>(path, detail::create_memory_file(path), provenance, system));
 }
 
 ResultWriter ResultWriter::open_for_resume(const std::string& path, const Provenance& provenance,
                                            const SystemInfo& system) {
   if (!std::filesystem::exists(path)) return create(path, provenance, system);
-  return ResultWriter(std::make_unique<Impl>(path, detail::open_result_file(path, H5F_ACC_RDWR),
-                                             provenance, system));
+  return ResultWriter(
+      std::make_unique<Impl>(path, detail::open_in_memory(path), provenance, system));
 }
 
 void ResultWriter::write_config(const ConfigResult& config) {
   const H5Where where = m_impl->configs_where();
   detail::check_storable(config, where);
   detail::write_config_group(m_impl->configs(), where, config);
-  m_impl->flush();
+  try {
+    m_impl->flush();
+  } catch (const ResultError& e) {
+    throw ResultError(std::string(e.what()) + "; configuration " + config.id +
+                      " is not in it, the ones written before are");
+  }
 }
 
 void ResultWriter::append_collectives(const std::vector<CollectiveResult>& rows) {

@@ -12,13 +12,16 @@
 
 namespace scaletune::results {
 
-/// An open result file that configurations are written into, one at a time. Each
-/// write_config ends with a flush, so the file on disk is complete and readable after it: a
-/// crash loses at most the configuration being written. Movable, not copyable; a moved-from
-/// writer may only be destroyed or assigned to. The file closes on destruction.
+/// An open result file that configurations are written into, one at a time. The writer holds
+/// the file in memory; every write ends by replacing the file on disk whole with the new image
+/// (written beside it as `<path>.writing`, synced, renamed over it: detail/file_image.hpp), so
+/// the file on disk is always complete and readable: a crash, a kill or a full disk loses at
+/// most the configuration being written, and a failed write leaves the file as it was before
+/// it. Memory: the file's size. Movable, not copyable; a moved-from writer may only be
+/// destroyed or assigned to.
 class ResultWriter {
  public:
-  /// Creates `path` (and its missing parent directories), truncating an existing file, and
+  /// Creates `path` (and its missing parent directories), replacing an existing file, and
   /// writes the root provenance attributes, /system and an empty /configs. system.world_size
   /// 0 means no launch (a file of collective results or imports only): then neither /system
   /// nor /configs is written; write_config creates /configs when first called.
@@ -41,7 +44,9 @@ class ResultWriter {
   ResultWriter& operator=(const ResultWriter&) = delete;
   ~ResultWriter();
 
-  /// Writes /configs/<config.id> (replacing a group of the same id), then flushes the file.
+  /// Writes /configs/<config.id> (replacing a group of the same id), then puts the file on
+  /// disk; when that fails (no space, quota, I/O error) throws ResultError naming the file, the
+  /// OS error and the configuration, and the file on disk holds what it held before.
   /// The datasets are written only when config.step_time is non-empty, the group
   /// /configs/<id>/embedding only when config.embedding has a value.
   /// Throws ResultError naming /configs/<id> and the field, before anything is written, when
@@ -55,14 +60,15 @@ class ResultWriter {
 
   /// Appends `rows` to the /collectives table (DESIGN.md "Result file"; fields and units in
   /// results/README.md), creating the chunked, extendible 1-D compound dataset when absent,
-  /// then flushes. Rows are stored as given (no bandwidth is recomputed). Throws ResultError
-  /// naming /collectives when an existing table lacks a field, has one of another type class
-  /// or has contiguous (or compact) storage, which cannot grow (a table another tool wrote
+  /// then puts the file on disk. Rows are stored as given (no bandwidth is recomputed). Throws
+  /// ResultError naming /collectives when an existing table lacks a field, has one of another type
+  /// class or has contiguous (or compact) storage, which cannot grow (a table another tool wrote
   /// without chunking), or an HDF5 call fails.
   void append_collectives(const std::vector<CollectiveResult>& rows);
 
   /// Writes the /ops table of an op profile (fields and units in results/README.md), then
-  /// flushes. Throws ResultError naming /ops when the file has one already or HDF5 fails.
+  /// puts the file on disk. Throws ResultError naming /ops when the file has one already or
+  /// HDF5 fails.
   void write_ops(const std::vector<OpTiming>& rows);
 
   /// Ids of the stored configurations whose status is ok, in increasing id order: the ones

@@ -13,7 +13,8 @@ enum class H5Kind { file, group, dataset, dataspace, datatype, attribute, proper
 
 /// Releases `id` with H5Fclose, H5Gclose, H5Dclose, H5Sclose, H5Tclose, H5Aclose or
 /// H5Pclose. A failure is ignored: this runs in destructors, and cleanup never throws.
-/// (Nothing is lost by it: the writer flushes with a checked H5Fflush after every write.)
+/// (Nothing is lost by it: writers put their files on disk with checked calls after every
+/// write, file_image.hpp.)
 void close_quietly(H5Kind kind, hid_t id) noexcept;
 
 /// Owns one identifier of kind K (or none) and closes it on destruction. Move-only.
