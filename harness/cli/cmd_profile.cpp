@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <system_error>
 #include <variant>
 #include <vector>
 
@@ -200,8 +201,14 @@ int profile(const Args& args, int argc, char** argv, int rank, int world) {
   provenance.job_toml = collectives_job_text(world, cuda);
   provenance.created_utc = mpi::utc_now();
   mpi::on_root<mpi::WriteFailed>(MPI_COMM_WORLD, [&] {
-    results::ResultWriter writer = results::ResultWriter::create(out, provenance, {});
-    writer.write_ops(rows);
+    try {
+      results::ResultWriter writer = results::ResultWriter::create(out, provenance, {});
+      writer.write_ops(rows);
+    } catch (const results::ResultError&) {
+      std::error_code ignored;  // the file this profile created holds no op: none is left
+      std::filesystem::remove(out, ignored);
+      throw;
+    }
   });
   mpi::SweepOptions options;
   options.out_path = out;
