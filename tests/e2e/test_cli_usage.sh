@@ -5,7 +5,8 @@ run_status "$SCALETUNE" --help
 [ "$status" -eq 0 ] || fail "--help exited $status"
 expect_match "$out" "scaletune run JOB.toml" "--help lists run"
 run_status "$SCALETUNE" --version
-[ "$status" -eq 0 ] && expect_match "$out" "^scaletune [0-9]+\.[0-9]+\.[0-9]+" "--version"
+[ "$status" -eq 0 ] || fail "--version exited $status: $out"
+expect_match "$out" "^scaletune [0-9]+\.[0-9]+\.[0-9]+" "--version"
 
 check_usage() {  # check_usage REGEX CMD...
   local want=$1; shift

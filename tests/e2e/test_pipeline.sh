@@ -50,9 +50,11 @@ run_status "$SCALETUNE" autotune tiny.h5 --report tiny.h5
 expect_match "$out" "is an HDF5 file" "report over results refused"
 check_layout tiny.h5
 run_status "$SCALETUNE" autotune tiny.h5 --report .
-[ "$status" -eq 2 ] && expect_match "$out" "is a directory" "report into a directory refused"
+[ "$status" -eq 2 ] || fail "a report into a directory exited $status: $out"
+expect_match "$out" "is a directory" "report into a directory refused"
 run_status "$SCALETUNE" autotune tiny.h5 --report /proc/tiny.md
-[ "$status" -eq 2 ] && expect_match "$out" "cannot write the report /proc/tiny.md" "unwritable report"
+[ "$status" -eq 2 ] || fail "an unwritable report exited $status: $out"
+expect_match "$out" "cannot write the report /proc/tiny.md" "unwritable report"
 [ ! -e /proc/tiny.md.tmp ] || fail "a failed report left its temporary file"
 # A configuration too large for the rank's memory is recorded as oom before it allocates,
 # and the sweep goes on.
