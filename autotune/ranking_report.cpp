@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "autotune/detail/format.hpp"
+#include "autotune/detail/markdown_text.hpp"
 #include "autotune/detail/text_table.hpp"
 
 namespace scaletune::autotune {
@@ -136,7 +137,7 @@ std::string clusters_section(const RankingContext& ctx, const Ranking& r) {
          ". Clusters are ranked by the median TOPSIS score of their members (the scores of the "
          "ranking above); the table gives each "
          "metric's range.\n\n" +
-         detail::to_markdown(t) + "\n" + top_cluster_line(r) + "\n" +
+         detail::to_markdown(t) + "\n" + detail::markdown_text(top_cluster_line(r)) + "\n" +
          image(ctx.plots.clusters, "clusters");
 }
 

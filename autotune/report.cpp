@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 
 #include "autotune/detail/format.hpp"
+#include "autotune/detail/markdown_text.hpp"
 #include "autotune/detail/text_table.hpp"
 #include "autotune/launches.hpp"
 #include "autotune/mlperf_import.hpp"
@@ -44,10 +45,11 @@ std::string job_name(const results::ResultSet& rs) {
 std::string provenance_line(const results::ResultSet& rs) {
   const results::Provenance& p = rs.provenance;
   const results::SystemInfo* sys = rs.system ? &*rs.system : nullptr;
-  return "`" + rs.path + "`: scaletune " + or_dash(p.scaletune_version) + ", git " +
-         or_dash(p.git_sha) + ", created " + or_dash(p.created_utc) + ", world size " +
-         (sys ? std::to_string(sys->world_size) : "-") + ", BLAS " +
-         (sys ? or_dash(sys->blas) : "-") + ".";
+  return detail::markdown_code(rs.path) + ": " +
+         detail::markdown_text("scaletune " + or_dash(p.scaletune_version) + ", git " +
+                               or_dash(p.git_sha) + ", created " + or_dash(p.created_utc) +
+                               ", world size " + (sys ? std::to_string(sys->world_size) : "-") +
+                               ", BLAS " + (sys ? or_dash(sys->blas) : "-") + ".");
 }
 
 using Rows = std::vector<const ConfigMetrics*>;
@@ -87,13 +89,16 @@ detail::TextTable config_table(const Rows& rows) {
   return t;
 }
 
-/// "<prefix><id> (<n> ranks): <status>: <error>" for each configuration that is not ok.
-std::string unfinished_lines(const Rows& rows, const std::string& prefix) {
+/// "<id> (<n> ranks): <status>: <error>" for each configuration that is not ok, a line each; as
+/// Markdown list items (markdown_text) when `markdown`.
+std::string unfinished_lines(const Rows& rows, bool markdown) {
   std::string lines;
-  for (const ConfigMetrics* m : rows)
-    if (m->status != results::Status::ok)
-      lines += prefix + m->id + " (" + counted(static_cast<std::size_t>(m->ranks), "rank") +
-               "): " + results::to_string(m->status) + ": " + or_dash(m->error) + "\n";
+  for (const ConfigMetrics* m : rows) {
+    if (m->status == results::Status::ok) continue;
+    const std::string line = m->id + " (" + counted(static_cast<std::size_t>(m->ranks), "rank") +
+                             "): " + results::to_string(m->status) + ": " + or_dash(m->error);
+    lines += (markdown ? "- " + detail::markdown_text(line) : line) + "\n";
+  }
   return lines;
 }
 
@@ -143,7 +148,9 @@ std::string fits_section(std::span<const SeriesFits> fits) {
   for (const SeriesFits& s : fits)
     for (const FitAttempt& a : s.attempts) {
       if (!a.fit) {
-        no_fit += "- " + a.model + ", " + s.series + ": no fit (" + a.reason + ")\n";
+        no_fit += "- " +
+                  detail::markdown_text(a.model + ", " + s.series + ": no fit (" + a.reason + ")") +
+                  "\n";
         continue;
       }
       const int p = 2 * s.max_ranks;
@@ -179,8 +186,9 @@ std::string mlperf_throughput_note(const results::ResultSet& results) {
 
 /// "Recommended: `<id>`. <sentence>", or "No recommendation: <sentence>." without an id.
 std::string recommendation_paragraph(const Recommendation& r) {
-  return r.id ? "Recommended: `" + *r.id + "`. " + r.sentence
-              : "No recommendation: " + r.sentence + ".";
+  return r.id ? "Recommended: " + detail::markdown_code(*r.id) + ". " +
+                    detail::markdown_text(r.sentence)
+              : "No recommendation: " + detail::markdown_text(r.sentence) + ".";
 }
 
 }  // namespace
@@ -190,11 +198,12 @@ std::string markdown_report(const results::ResultSet& results,
                             std::span<const SeriesFits> fits,
                             const Recommendation& recommendation) {
   const Rows rows = table_order(metrics);
-  const std::string unfinished = unfinished_lines(rows, "- ");
+  const std::string unfinished = unfinished_lines(rows, true);
   const std::string launches = launches_sentence(results);
-  return "# scaletune report: " + job_name(results) + "\n\n" + provenance_line(results) +
-         (launches.empty() ? "" : "\n\n" + launches) + "\n\n## Configurations\n\n" +
-         detail::to_markdown(config_table(rows)) +
+  return "# scaletune report: " + detail::markdown_text(job_name(results)) + "\n\n" +
+         provenance_line(results) +
+         (launches.empty() ? "" : "\n\n" + detail::markdown_text(launches)) +
+         "\n\n## Configurations\n\n" + detail::to_markdown(config_table(rows)) +
          "\nThroughput = global batch / median step time" + mlperf_throughput_note(results) +
          ". Scaling efficiency E(p) = "
          "X(p)·p0 / (p·X(p0)) against the ok configuration of the same series (workload, global "
@@ -212,7 +221,7 @@ std::string markdown_report(const results::ResultSet& results,
 std::string inspect_table(const results::ResultSet& results,
                           std::span<const ConfigMetrics> metrics) {
   const Rows rows = table_order(metrics);
-  const std::string unfinished = unfinished_lines(rows, "");
+  const std::string unfinished = unfinished_lines(rows, false);
   const std::string benchmarks = collective_benchmark_lines(results);
   const std::string launches = launches_sentence(results);
   return contents_line(results, metrics.size()) + (launches.empty() ? "" : launches + "\n") +

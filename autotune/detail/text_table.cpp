@@ -2,22 +2,15 @@
 
 #include <algorithm>
 
+#include "autotune/detail/markdown_text.hpp"
+
 namespace scaletune::autotune::detail {
 
 namespace {
 
-std::string markdown_cell(const std::string& text) {
-  std::string cell;
-  for (char ch : text) {
-    if (ch == '|') cell += '\\';
-    cell += (ch == '\n' || ch == '\r') ? ' ' : ch;
-  }
-  return cell;
-}
-
 std::string markdown_row(const std::vector<std::string>& cells) {
   std::string line = "|";
-  for (const std::string& c : cells) line += " " + markdown_cell(c) + " |";
+  for (const std::string& c : cells) line += " " + markdown_text(c) + " |";
   return line + "\n";
 }
 

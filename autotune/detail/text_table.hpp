@@ -14,7 +14,7 @@ struct TextTable {
 };
 
 /// GitHub-flavoured Markdown: "name (unit)" headers, first column left-aligned, the rest
-/// right-aligned; '|' in a cell is escaped and line breaks become spaces.
+/// right-aligned; every cell through markdown_text (markdown_text.hpp).
 std::string to_markdown(const TextTable& table);
 
 /// Console table: header row, units row, a rule, then the rows; columns padded to their widest

@@ -144,6 +144,21 @@ TEST(AutotuneReport, MarkdownListsFailuresFitsAndTheRecommendation) {
       << md;
 }
 
+TEST(AutotuneReport, TextFromTheFileCannotBreakTheMarkdown) {
+  // A file edited with h5py: a failure message and a BLAS name holding a line break with a
+  // heading after it, a pipe, a code span, an HTML tag and a link.
+  const std::string evil = "a|b\n# Injected\n`x` <script>y</script> [z](http://e.vil)";
+  rs::ResultSet set = sweep();
+  set.system->blas = evil;
+  set.configs[4].error = evil;
+  const std::string md = run(set).markdown;
+  const std::string escaped = R"(a\|b # Injected \`x\` \<script>y\</script> \[z](http://e.vil))";
+  EXPECT_EQ(md.find("\n# Injected"), std::string::npos) << md;
+  EXPECT_EQ(md.find("<script>"), md.find(R"(\<script>)") + 1) << md;
+  EXPECT_NE(md.find("\n- a-r16 (16 ranks): oom: " + escaped + "\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("BLAS " + escaped + "."), std::string::npos) << md;
+}
+
 TEST(AutotuneReport, TitleFallsBackToTheFileName) {
   rs::ResultSet set = sweep();
   set.provenance.job_toml.clear();
@@ -222,7 +237,7 @@ TEST(AutotuneReport, RowsGoBySeriesThenRanksThenGlobalBatchThenId) {
   EXPECT_EQ(row_ids(out.markdown.substr(0, out.markdown.find("## Scaling fits"))), want)
       << out.markdown;
   EXPECT_TRUE(matches(out.markdown,
-                      "\n\\| a-r2-weighted \\| 2 \\| 256 \\| \\[0\\.75, 0\\.25\\] "
+                      "\n\\| a-r2-weighted \\| 2 \\| 256 \\| \\\\\\[0\\.75, 0\\.25\\] "
                       "\\| 192\\+64 \\| ok "))
       << out.markdown;
 }
