@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "harness/results/detail/damage_guard.hpp"
 #include "harness/results/detail/file_access.hpp"
 #include "harness/results/detail/file_image.hpp"
 #include "harness/results/detail/h5_attribute.hpp"
@@ -208,7 +209,9 @@ void write_model_file(const std::string& path, const ModelSet& models) {
   detail::replace_with_image(file.id(), path);
 }
 
-ModelSet read_model_file(const std::string& path) {
+namespace {
+
+ModelSet read_models(const std::string& path) {
   const detail::File file =
       detail::open_result_file(path, H5F_ACC_RDONLY, "model file written by scaletune fit");
   const H5Where root{path, "/"};
@@ -227,6 +230,12 @@ ModelSet read_model_file(const std::string& path) {
     models.collectives.push_back(
         read_collective_model(coll.id(), root.child(kCollectiveModels), name));
   return models;
+}
+
+}  // namespace
+
+ModelSet read_model_file(const std::string& path) {
+  return detail::read_guarded(path, [&] { return read_models(path); });
 }
 
 }  // namespace scaletune::results

@@ -5,6 +5,7 @@
 
 #include "harness/results/detail/config_check.hpp"
 #include "harness/results/detail/config_io.hpp"
+#include "harness/results/detail/damage_guard.hpp"
 #include "harness/results/detail/file_access.hpp"
 #include "harness/results/detail/file_image.hpp"
 #include "harness/results/detail/h5_dataset.hpp"
@@ -170,7 +171,9 @@ bool is_prediction_file(const std::string& path) {
   return detail::has_link(file.id(), H5Where{path, "/"}, kPredictions);
 }
 
-std::vector<PredictionRow> read_prediction_file(const std::string& path) {
+namespace {
+
+std::vector<PredictionRow> read_predictions(const std::string& path) {
   const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
   const H5Where root{path, "/"};
   if (!detail::has_link(file.id(), root, kPredictions))
@@ -180,6 +183,12 @@ std::vector<PredictionRow> read_prediction_file(const std::string& path) {
   std::vector<PredictionRow> rows = read_rows(g.id(), at);
   read_extras(g.id(), at, rows);
   return rows;
+}
+
+}  // namespace
+
+std::vector<PredictionRow> read_prediction_file(const std::string& path) {
+  return detail::read_guarded(path, [&] { return read_predictions(path); });
 }
 
 }  // namespace scaletune::results

@@ -1,5 +1,6 @@
 #include "harness/results/detail/collective_table.hpp"
 #include "harness/results/detail/config_io.hpp"
+#include "harness/results/detail/damage_guard.hpp"
 #include "harness/results/detail/file_access.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/op_table.hpp"
@@ -9,7 +10,9 @@
 
 namespace scaletune::results {
 
-ResultSet read_results(const std::string& path) {
+namespace {
+
+ResultSet read_whole(const std::string& path) {
   const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
   const detail::H5Where root{path, "/"};
   ResultSet results{
@@ -21,6 +24,12 @@ ResultSet read_results(const std::string& path) {
   for (const std::string& id : detail::link_names(configs.id(), where))
     results.configs.push_back(detail::read_config_group(configs.id(), where, id));
   return results;
+}
+
+}  // namespace
+
+ResultSet read_results(const std::string& path) {
+  return detail::read_guarded(path, [&] { return read_whole(path); });
 }
 
 }  // namespace scaletune::results

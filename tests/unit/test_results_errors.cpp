@@ -216,6 +216,15 @@ TEST(ResultFileErrors, ACallThatFailsIsNamedWithThePath) {
   EXPECT_FALSE(std::filesystem::exists(path + ".writing"));
 }
 
+TEST(ResultFileErrors, AnAbsurdSizeInADamagedFileIsNamedNotThrownAsBadAlloc) {
+  const std::string path =
+      std::string(SCALETUNE_SOURCE_DIR) + "/tests/data/damaged/bit_flip_bad_alloc.h5";
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": a size read from the file cannot be allocated ("))
+      << message;
+  EXPECT_TRUE(contains(message, "the file is damaged or not a scaletune file")) << message;
+}
+
 TEST(ResultFileErrors, ParentThatCannotBeAFolderIsNamed) {
   const test::TempDir dir;
   std::ofstream(dir.file("plain.txt")) << "a file, not a folder\n";
