@@ -89,5 +89,28 @@ TEST(ResultWriteFailures, AWriteThatFailsLeavesTheFileAsItWas) {
   test::expect_same(whole.configs[1], test::timeout_config());
 }
 
+TEST(ResultWriteFailures, AResumedLinkStaysALinkAndTheFileKeepsItsPermissions) {
+  const test::TempDir dir;
+  const std::string real = dir.file("real.h5"), link = dir.file("link.h5");
+  {
+    ResultWriter writer =
+        ResultWriter::create(real, test::sample_provenance(), test::sample_system());
+    writer.write_config(test::timeout_config());
+  }
+  std::filesystem::permissions(real, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::owner_write |
+                                         std::filesystem::perms::group_read);
+  std::filesystem::create_symlink("real.h5", link);
+  ResultWriter resumed =
+      ResultWriter::open_for_resume(link, test::sample_provenance(), test::sample_system());
+  resumed.write_config(test::ok_config());
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(read_results(real).configs.size(), 2u);
+  EXPECT_EQ(std::filesystem::status(real).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write |
+                std::filesystem::perms::group_read);
+  EXPECT_FALSE(std::filesystem::exists(real + ".writing"));
+}
+
 }  // namespace
 }  // namespace scaletune::results

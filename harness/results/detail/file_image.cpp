@@ -1,6 +1,7 @@
 #include "harness/results/detail/file_image.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -61,11 +62,23 @@ int write_all(int fd, const std::vector<char>& bytes) {
   return 0;
 }
 
-/// `bytes` into the new file `temporary`, synced to the disk; throws (the file removed) if not.
-void write_temporary(const std::string& path, const std::string& temporary,
-                     const std::vector<char>& bytes) {
+/// The file a write replaces: `path`, or where its symbolic links lead (renaming over the link
+/// would replace the link and leave the file it names as it was).
+std::string target_of(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_symlink(path, error)) return path;
+  const std::filesystem::path target = std::filesystem::weakly_canonical(path, error);
+  return error ? path : target.string();
+}
+
+/// `bytes` into the new file `temporary`, synced to the disk, with the permission bits of
+/// `target` where it exists; throws (the temporary removed) if not.
+void write_temporary(const std::string& path, const std::string& target,
+                     const std::string& temporary, const std::vector<char>& bytes) {
   Descriptor out(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666));
   if (out.fd() < 0) fail(path, "cannot create " + temporary, errno);
+  struct stat before {};
+  if (::stat(target.c_str(), &before) == 0) ::fchmod(out.fd(), before.st_mode & 07777);
   int error = write_all(out.fd(), bytes);
   if (error == 0 && ::fsync(out.fd()) != 0) error = errno;
   if (const int closed = out.close(); error == 0) error = closed;
@@ -95,14 +108,15 @@ void replace_with_image(hid_t file, const std::string& path) {
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
   if (error) whole.fail("cannot create directory " + parent.string() + ": " + error.message());
   const std::vector<char> bytes = image_of(file, whole);
-  const std::string temporary = image_temporary(path);
-  write_temporary(path, temporary, bytes);
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+  const std::string target = target_of(path);
+  const std::string temporary = image_temporary(target);
+  write_temporary(path, target, temporary, bytes);
+  if (std::rename(temporary.c_str(), target.c_str()) != 0) {
     const int failed = errno;
     std::remove(temporary.c_str());
     fail(path, "cannot rename " + temporary + " over it", failed);
   }
-  sync_directory(path);
+  sync_directory(target);
 }
 
 }  // namespace scaletune::results::detail

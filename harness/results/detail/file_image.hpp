@@ -18,7 +18,9 @@ std::string image_temporary(const std::string& path);
 
 /// Writes the image of the in-memory file `file` (create_memory_file, open_in_memory) to
 /// `path`, replacing it atomically: flushed by HDF5 into its memory image, written to
-/// image_temporary(path), fsync'd, renamed over `path`, and the directory fsync'd. Throws
+/// image_temporary(path), fsync'd, renamed over `path`, and the directory fsync'd. Where `path`
+/// is a symbolic link the file it leads to is replaced (the link stays); the new file keeps the
+/// old one's permission bits (not its owner). Throws
 /// ResultError "<path>: cannot write ...: <the OS error>" (errno: "No space left on device",
 /// "File too large", ...) when a step fails; then the temporary is removed and `path` keeps
 /// its previous content. The file's missing parent directories are created first.
