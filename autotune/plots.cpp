@@ -175,6 +175,19 @@ std::string run_gnuplot(const fs::path& gnuplot, const fs::path& script,
   return message.empty() ? how : how + ": " + message;
 }
 
+// Whether the SVG file `path` ends with its closing tag: gnuplot exits 0 when the disk fills
+// while it writes, and leaves the file cut short.
+bool svg_complete(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  const std::streamoff size = in.tellg();
+  if (!in || size <= 0) return false;
+  const std::streamoff tail = std::min<std::streamoff>(size, 64);
+  std::string end(static_cast<std::size_t>(tail), '\0');
+  in.seekg(size - tail);
+  in.read(end.data(), tail);
+  return in && end.find("</svg>") != std::string::npos;
+}
+
 // Draws one plot into `svg` through a hidden partial file beside it. Returns an empty string
 // when `svg` was written, else why not.
 std::string render_one(const Plot& plot, const fs::path& gnuplot, const fs::path& svg,
@@ -188,6 +201,8 @@ std::string render_one(const Plot& plot, const fs::path& gnuplot, const fs::path
       run_gnuplot(gnuplot, script, temp.path() / (plot.name + ".stderr"), time_limit);
   std::error_code ec;
   if (failure.empty() && !fs::is_regular_file(partial, ec)) failure = "gnuplot wrote no file";
+  if (failure.empty() && !svg_complete(partial))
+    failure = "gnuplot's SVG was cut short (it ends before </svg>; is the disk full?)";
   if (!failure.empty()) {
     fs::remove(partial, ec);
     return failure;

@@ -106,16 +106,19 @@ at::Plot pareto_plot() {
   return plot;
 }
 
-// A gnuplot stand-in: writes the start of an SVG where the script's "set output" points, says
-// why it fails on stderr after a blank line (as gnuplot does) and exits with status 1.
-void write_failing_gnuplot(const fs::path& bin) {
+// A gnuplot stand-in: writes the start of an SVG where the script's "set output" points; with
+// `fails`, says why it fails on stderr after a blank line (as gnuplot does) and exits with
+// status 1, else exits with status 0 (as gnuplot does when the disk fills while it writes).
+void write_failing_gnuplot(const fs::path& bin, bool fails = true) {
   const fs::path program = bin / "gnuplot";
-  std::ofstream(program) << "#!/bin/sh\n"
-                            "PATH=/usr/bin:/bin\n"
-                            "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
-                            "printf '<svg partial' > \"$out\"\n"
-                            "printf '\\nplot $c0\\n     ^\\nline 12: fake failure\\n\\n' >&2\n"
-                            "exit 1\n";
+  std::ofstream(program)
+      << "#!/bin/sh\n"
+         "PATH=/usr/bin:/bin\n"
+         "out=$(sed -n \"s/^set output '\\(.*\\)'$/\\1/p\" \"$1\")\n"
+         "printf '<svg partial' > \"$out\"\n"
+      << (fails ? "printf '\\nplot $c0\\n     ^\\nline 12: fake failure\\n\\n' >&2\n"
+                  "exit 1\n"
+                : "exit 0\n");
   fs::permissions(program, fs::perms::owner_all);
 }
 
@@ -341,11 +344,13 @@ TEST(RenderPlots, NoGnuplotOnPathGivesOneLineNoticeAndNoFiles) {
   }
 }
 
-TEST(RenderPlots, FailingGnuplotLeavesNoHalfFile) {
+// Renders the throughput plot with write_failing_gnuplot(bin, fails) over an earlier plot:
+// expects it intact, the notice `notice`, and no half file or temporary folder left.
+void expect_no_half_file(bool fails, const std::string& notice) {
   const TempFolder temp;
   const fs::path bin = temp.path() / "bin";
   fs::create_directory(bin);
-  write_failing_gnuplot(bin);
+  write_failing_gnuplot(bin, fails);
   const ScopedEnv path("PATH", bin.string());
   fs::create_directory(temp.path() / "tmp");
   const ScopedEnv tmpdir("TMPDIR", (temp.path() / "tmp").string());
@@ -360,10 +365,20 @@ TEST(RenderPlots, FailingGnuplotLeavesNoHalfFile) {
 
   EXPECT_TRUE(outcome.files.empty());
   EXPECT_EQ(read_text(earlier), "<svg>earlier</svg>\n");
-  EXPECT_EQ(outcome.notice,
-            "plots not written: throughput (gnuplot exited with status 1: line 12: fake failure)");
+  EXPECT_EQ(outcome.notice, notice);
   EXPECT_EQ(names_in(dir), std::set<std::string>{"throughput.svg"});
   EXPECT_EQ(names_in(temp.path() / "tmp"), std::set<std::string>{});  // no temporary folder left
+}
+
+TEST(RenderPlots, FailingGnuplotLeavesNoHalfFile) {
+  expect_no_half_file(
+      true, "plots not written: throughput (gnuplot exited with status 1: line 12: fake failure)");
+}
+
+TEST(RenderPlots, AnSvgCutShortIsNotAPlotThoughGnuplotExitedZero) {
+  expect_no_half_file(false,
+                      "plots not written: throughput (gnuplot's SVG was cut short (it ends before "
+                      "</svg>; is the disk full?))");
 }
 
 TEST(RenderPlots, HangingGnuplotIsKilledAtTheTimeLimitAndNamedInTheNotice) {
