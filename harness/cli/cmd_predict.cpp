@@ -45,13 +45,20 @@ constexpr const char* kUsage =
 
 /// Measured step time of every ok configuration in the files, by id: its median step time, or
 /// where several files (repeated runs of one job) hold it, the median of their medians, so one
-/// run in a slow spell of a shared host moves the comparison less.
-std::map<std::string, double> measured_steps(const std::string& list) {
+/// run in a slow spell of a shared host moves the comparison less. Warns on stderr about a file
+/// run from another job file than `job` (an id names ranks, batch and settings, not the shapes).
+std::map<std::string, double> measured_steps(const std::string& list, const job::JobSpec& job) {
   std::map<std::string, std::vector<double>> runs;
-  for (const std::string& path : comma_list(list))
-    for (const results::ConfigResult& c : results::read_results(path).configs)
+  for (const std::string& path : comma_list(list)) {
+    const results::ResultSet set = results::read_results(path);
+    if (set.provenance.job_toml != job.toml_text)
+      std::cerr << "scaletune predict: warning: --compare " << path
+                << " was run from another job file (its stored job differs from " << job.path
+                << "); configurations of the same id are compared, but their shapes may differ\n";
+    for (const results::ConfigResult& c : set.configs)
       if (c.status == results::Status::ok && c.step_time_median > 0)
         runs[c.id].push_back(c.step_time_median);
+  }
   std::map<std::string, double> out;
   for (const auto& [id, medians] : runs) out[id] = core::median(medians);
   return out;
@@ -303,7 +310,7 @@ int predict(const Args& args, int argc, char** argv) {
                 << " devices; the job is described for " << kind << " devices\n";
       break;
     }
-  const std::map<std::string, double> measured = measured_steps(args.option("--compare"));
+  const std::map<std::string, double> measured = measured_steps(args.option("--compare"), d.job);
   std::vector<Outcome> outcomes = naming_model_file(
       model_path, [&] { return predict_configs(d, model, args.options.contains("--out")); });
   print_header(!measured.empty());

@@ -86,6 +86,10 @@ run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare p.h5
 [ "$status" -eq 0 ] || fail "predict against a file of other configurations exited $status: $out"
 expect_match "$out" "warning: --compare p\.h5 holds no ok configuration of this job's ids; nothing was compared" \
   "a comparison that matched nothing"
+expect_match "$out" "warning: --compare p\.h5 was run from another job file \(its stored job differs from tiny\.toml\)" \
+  "a comparison with another job's file"
+! grep -q "another job file" <<<"$(run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured.h5; echo "$out")" ||
+  fail "warned about the job's own results"
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --out pred.h5
 [ "$status" -eq 2 ] || fail "predict over an existing --out exited $status: $out"
 expect_match "$out" "^scaletune predict: --out pred\.h5 exists; scaletune never overwrites a file" \
