@@ -17,6 +17,7 @@
 #include "autotune/ranked_analysis.hpp"
 #include "autotune/report_plots.hpp"
 #include "harness/cli/args.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
@@ -158,6 +159,7 @@ int report_errors(const std::string& command, const std::function<int()>& body) 
     std::cerr << "scaletune " << command << ": " << e.what() << "\n";
   } catch (const results::ResultError& e) {
     std::cerr << "scaletune " << command << ": " << e.what() << "\n";
+    return detail::exit_status_of(e);
   } catch (const std::invalid_argument& e) {
     std::cerr << "scaletune " << command << ": " << e.what() << "\n";
   } catch (const std::exception& e) {

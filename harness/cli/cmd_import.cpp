@@ -13,6 +13,7 @@
 #include "autotune/detail/format.hpp"
 #include "autotune/mlperf_import.hpp"
 #include "harness/cli/args.hpp"
+#include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/subcommands.hpp"
@@ -266,7 +267,10 @@ std::optional<results::ResultSet> store(const std::string& out, const ImportBatc
   try {
     write_batch(tmp, existing, provenance, batch);
     std::filesystem::rename(tmp, out);
-  } catch (const results::ResultError& e) {  // about the copy: name the user's file instead
+  } catch (const results::WriteError& e) {  // about the copy: name the user's file instead
+    remove_quietly(tmp);
+    throw results::WriteError(replaced(e.what(), tmp, out), e.os_error());
+  } catch (const results::ResultError& e) {
     remove_quietly(tmp);
     throw results::ResultError(replaced(e.what(), tmp, out));
   } catch (...) {
@@ -345,7 +349,7 @@ int import_command(int argc, char** argv) {
                            : import_logs(*request, argc, argv);
   } catch (const std::exception& e) {  // a log, the result file or the lock: nothing written
     std::cerr << "scaletune import: " << e.what() << "\n";
-    return kBadInput;
+    return detail::exit_status_of(e);
   }
 }
 

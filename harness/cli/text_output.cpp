@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "harness/cli/args.hpp"
+#include "harness/results/result_error.hpp"
 
 namespace scaletune::cli {
 namespace {
@@ -63,8 +64,11 @@ void write_text_output(const TextOutput& output, const std::string& path, const 
   }
   if (!ec) std::filesystem::rename(tmp, target, ec);
   if (ec) {
-    std::filesystem::remove(tmp);
-    throw UsageError("cannot write the " + output.noun + " " + path + ": " + ec.message());
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    const std::string what = "cannot write the " + output.noun + " " + path + ": " + ec.message();
+    if (const results::WriteError error(what, ec.value()); error.out_of_room()) throw error;
+    throw UsageError(what);
   }
 }
 

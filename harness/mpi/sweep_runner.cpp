@@ -262,13 +262,23 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;
   std::set<std::string> ok_ids;
+  std::string no_room;  // the file could not be put on disk for want of room: not bad input
   on_root<OutputError>(world, [&] {
     lock.emplace(options.out_path);
     check_output(options, job);
-    writer = options.resume
-                 ? results::ResultWriter::open_for_resume(options.out_path, provenance, system)
-                 : results::ResultWriter::create(options.out_path, provenance, system);
+    try {
+      writer = options.resume
+                   ? results::ResultWriter::open_for_resume(options.out_path, provenance, system)
+                   : results::ResultWriter::create(options.out_path, provenance, system);
+    } catch (const results::WriteError& e) {
+      if (!e.out_of_room()) throw;
+      no_room = e.what();
+      return;
+    }
     for (const auto& id : writer->ok_config_ids()) ok_ids.insert(id);
+  });
+  on_root<WriteFailed>(world, [&] {
+    if (!no_room.empty()) throw WriteFailed(no_room + "; nothing was run");
   });
   const std::vector<char> done = already_ok(configs, ok_ids, world);
   if (rank == 0)

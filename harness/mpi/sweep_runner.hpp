@@ -90,8 +90,8 @@ struct SweepSummary {
 
 /// Collective over `world`. Progress lines go to `progress` on rank 0. Throws OutputError (on
 /// every rank) when the result file cannot be created or opened, before anything runs,
-/// WriteFailed (on every rank) when writing a configuration fails, and SweepStopped (on every
-/// rank) once
+/// WriteFailed (on every rank) when writing it fails for want of room (then or after a
+/// configuration), and SweepStopped (on every rank) once
 /// a configuration that left a rank's device unusable is recorded; configurations already
 /// written stay.
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,

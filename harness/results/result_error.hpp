@@ -2,6 +2,7 @@
 // The one exception type of the result library (result_file.hpp).
 
 #include <stdexcept>
+#include <string>
 
 namespace scaletune::results {
 
@@ -12,6 +13,22 @@ namespace scaletune::results {
 class ResultError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// Putting a file on disk failed in the operating system (detail/file_image.hpp): what() as a
+/// ResultError's, ending with the OS error's text, and its errno.
+class WriteError : public ResultError {
+ public:
+  WriteError(const std::string& what, int os_error) : ResultError(what), m_os_error(os_error) {}
+  /// The errno of the failed call.
+  int os_error() const { return m_os_error; }
+  /// Whether the disk ran out of room or failed (ENOSPC, EDQUOT, EFBIG, EIO): the command could
+  /// not finish. Otherwise (a read-only or missing folder, a directory in the way, no
+  /// permission) the path it was given is at fault: bad input.
+  bool out_of_room() const;
+
+ private:
+  int m_os_error;
 };
 
 }  // namespace scaletune::results

@@ -74,9 +74,10 @@ void ResultWriter::write_config(const ConfigResult& config) {
   detail::write_config_group(m_impl->configs(), where, config);
   try {
     m_impl->flush();
-  } catch (const ResultError& e) {
-    throw ResultError(std::string(e.what()) + "; configuration " + config.id +
-                      " is not in it, the ones written before are");
+  } catch (const WriteError& e) {
+    throw WriteError(std::string(e.what()) + "; configuration " + config.id +
+                         " is not in it, the ones written before are",
+                     e.os_error());
   }
 }
 

@@ -2,7 +2,7 @@
 # does; and a real 100 KiB tmpfs where this machine lets us mount one): the sweep stops with one
 # line naming the file, the OS error and the configuration, exit status 1, no crash; the
 # configurations written before stay whole and readable, no temporary is left, and --resume
-# completes the sweep without touching them.
+# completes the sweep without touching them. A report or an import past the limit exits 1 too.
 source "$(dirname "$0")/lib.sh"
 
 tiny_job full "[1, 2]" "[4, 8, 12, 16, 20, 24]" 2
@@ -36,6 +36,19 @@ assert len(f["configs"]) == 12, list(f["configs"])
 assert all(c.attrs["status"] == "ok" for c in f["configs"].values())
 assert (f["configs/resnet50-r1-b4-even-fp32/step_time"][()] == np.load("first.npy")).all()
 PY
+
+# Other commands that write past the limit: exit status 1 (a run that could not finish), not 2.
+small() { bash -c 'trap "" XFSZ; ulimit -f 4; exec "$@"' small "$@"; }
+run_status small env PATH=/nonexistent "$SCALETUNE" autotune full.h5 --report rep.md  # no plots
+[ "$status" -eq 1 ] || fail "a report past the limit exited $status: $out"
+expect_match "$out" "cannot write the report rep\.md: File too large" "the report's line"
+[ ! -e rep.md ] && [ ! -e rep.md.tmp ] || fail "a report past the limit left $(ls rep.md*)"
+run_status small "$SCALETUNE" import nccl-tests "$SHARED_DIR/data/nccl-tests/nccl_h100_2node_16gpu_a3mega_allreduce.log" --out imp.h5
+[ "$status" -eq 1 ] || fail "an import past the limit exited $status: $out"
+expect_match "$out" "^scaletune import: imp\.h5: cannot write [0-9]+ bytes to imp\.h5\.writing: File too large" "the import's line"
+[ ! -e imp.h5 ] || fail "an import past the limit left imp.h5"
+run_status "$SCALETUNE" autotune full.h5 --report /proc/rep.md
+[ "$status" -eq 2 ] || fail "a report into /proc (bad input) exited $status: $out"
 
 # A real full disk, where this machine lets us mount a tmpfs (root with CAP_SYS_ADMIN).
 mkdir disk

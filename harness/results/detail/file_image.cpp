@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/results/detail/h5_call.hpp"
+#include "harness/results/result_error.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -47,7 +48,7 @@ class Descriptor {
 };
 
 [[noreturn]] void fail(const std::string& path, const std::string& what, int error) {
-  H5Where{path, ""}.fail(what + ": " + std::strerror(error));
+  throw WriteError(path + ": " + what + ": " + std::strerror(error), error);
 }
 
 /// Writes every byte of `bytes` to `fd`, retrying short writes and EINTR; errno or 0.

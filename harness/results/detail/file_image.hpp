@@ -23,7 +23,8 @@ std::string image_temporary(const std::string& path);
 /// old one's permission bits (not its owner). Throws
 /// ResultError "<path>: cannot write ...: <the OS error>" (errno: "No space left on device",
 /// "File too large", ...) when a step fails; then the temporary is removed and `path` keeps
-/// its previous content. The file's missing parent directories are created first.
+/// its previous content (a WriteError, with the errno). The file's missing parent directories
+/// are created first.
 void replace_with_image(hid_t file, const std::string& path);
 
 }  // namespace scaletune::results::detail
