@@ -67,7 +67,7 @@ void write_text_output(const TextOutput& output, const std::string& path, const 
     std::error_code ignored;
     std::filesystem::remove(tmp, ignored);
     const std::string what = "cannot write the " + output.noun + " " + path + ": " + ec.message();
-    if (const results::WriteError error(what, ec.value()); error.out_of_room()) throw error;
+    if (results::is_out_of_room(ec.value())) throw results::WriteError(what, ec.value());
     throw UsageError(what);
   }
 }

@@ -7,7 +7,6 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/status_agreement.hpp"
@@ -30,13 +29,8 @@ void on_root(MPI_Comm world, Fn&& fn) {
       message = e.what();
     }
   }
-  const AgreedStatus agreed = agree_status(world, local, message);
-  if (agreed.status == results::Status::ok) return;
-  // Only rank 0 ran fn: its message, without the reporter agree_status puts before it.
-  constexpr std::string_view kReporter = "rank 0: ";
-  std::string text = agreed.error;
-  if (text.starts_with(kReporter)) text.erase(0, kReporter.size());
-  throw Error(text);
+  if (worst_status(world, local) == results::Status::ok) return;
+  throw Error(broadcast_text(world, message, 0));
 }
 
 }  // namespace scaletune::mpi

@@ -10,7 +10,6 @@
 #include <ostream>
 #include <set>
 #include <string>
-#include <string_view>
 #include <thread>
 
 #include "harness/mpi/config_kinds.hpp"

@@ -4,8 +4,8 @@
 
 namespace scaletune::results {
 
-bool WriteError::out_of_room() const {
-  return m_os_error == ENOSPC || m_os_error == EDQUOT || m_os_error == EFBIG || m_os_error == EIO;
+bool is_out_of_room(int os_error) {
+  return os_error == ENOSPC || os_error == EDQUOT || os_error == EFBIG || os_error == EIO;
 }
 
 }  // namespace scaletune::results
