@@ -234,6 +234,15 @@ ModelSet read_models(const std::string& path) {
 
 }  // namespace
 
+bool is_model_file(const std::string& path) {
+  return detail::read_guarded(path, [&] {
+    const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
+    const H5Where root{path, "/"};
+    return detail::has_link(file.id(), root, kOpModels) &&
+           detail::has_link(file.id(), root, kCollectiveModels);
+  });
+}
+
 ModelSet read_model_file(const std::string& path) {
   return detail::read_guarded(path, [&] { return read_models(path); });
 }

@@ -61,9 +61,15 @@ struct ModelSet {
 /// path when it exists or cannot be written.
 void write_model_file(const std::string& path, const ModelSet& models);
 
+/// Whether `path` is a model file (a scaletune file with /op_models and /collective_models).
+/// Throws ResultError naming the path when it is missing or not a scaletune HDF5 file,
+/// DamagedFileError when opening it crashed or hung a child process (detail/child_probe.hpp).
+bool is_model_file(const std::string& path);
+
 /// Reads a model file. Throws ResultError naming the path and the group or attribute when it is
 /// missing, not HDF5, not schema_version 1, has no /op_models and /collective_models (not a
-/// model file: "fitted by scaletune fit"), or a model lacks a field.
+/// model file: "fitted by scaletune fit"), or a model lacks a field; DamagedFileError when
+/// reading it in a child process first crashed or hung there (detail/child_probe.hpp).
 ModelSet read_model_file(const std::string& path);
 
 }  // namespace scaletune::results

@@ -167,8 +167,10 @@ void write_prediction_file(const std::string& path, const Provenance& provenance
 }
 
 bool is_prediction_file(const std::string& path) {
-  const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
-  return detail::has_link(file.id(), H5Where{path, "/"}, kPredictions);
+  return detail::read_guarded(path, [&] {
+    const detail::File file = detail::open_result_file(path, H5F_ACC_RDONLY);
+    return detail::has_link(file.id(), H5Where{path, "/"}, kPredictions);
+  });
 }
 
 namespace {

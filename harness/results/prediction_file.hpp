@@ -44,12 +44,14 @@ struct PredictionRow {
 void write_prediction_file(const std::string& path, const Provenance& provenance,
                            const std::vector<PredictionRow>& rows);
 /// Whether `path` holds /predictions (a file of scaletune predict --out). Throws ResultError
-/// naming the path when it is missing or not HDF5.
+/// naming the path when it is missing or not HDF5, DamagedFileError when opening it crashed or
+/// hung a child process (detail/child_probe.hpp).
 bool is_prediction_file(const std::string& path);
 /// /predictions of `path`, with each row's timeline, described configuration and basis where
 /// they are stored. Throws ResultError naming the path when it is missing, not a result file or
 /// has no /predictions, naming the dataset whose length differs from the configs', and naming a
-/// timeline or configuration group as the result-file reader does.
+/// timeline or configuration group as the result-file reader does; DamagedFileError as
+/// is_prediction_file.
 std::vector<PredictionRow> read_prediction_file(const std::string& path);
 
 }  // namespace scaletune::results

@@ -17,12 +17,18 @@ ResultSet read_whole(const std::string& path) {
   const detail::H5Where root{path, "/"};
   ResultSet results{
       path, detail::read_provenance(file.id(), root),      detail::read_system(file.id(), root),
-      {},   detail::read_collective_rows(file.id(), root), detail::read_op_rows(file.id(), root)};
+      {},   detail::read_collective_rows(file.id(), root), detail::read_op_rows(file.id(), root),
+      {}};
   if (!detail::has_link(file.id(), root, detail::kConfigsGroup)) return results;
   const detail::Group configs = detail::open_group(file.id(), root, detail::kConfigsGroup);
   const detail::H5Where where = root.child(detail::kConfigsGroup);
-  for (const std::string& id : detail::link_names(configs.id(), where))
-    results.configs.push_back(detail::read_config_group(configs.id(), where, id));
+  for (const std::string& id : detail::link_names(configs.id(), where)) {
+    try {
+      results.configs.push_back(detail::read_config_group(configs.id(), where, id));
+    } catch (const MissingPartError& e) {
+      results.incomplete.push_back({id, e.what()});
+    }
+  }
   return results;
 }
 

@@ -15,6 +15,31 @@ class ResultError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A part the layout requires is absent (an attribute, a dataset, a group), or a configuration's
+/// group cannot be opened: what a write interrupted by a version before whole-file writing left
+/// (a link to a group that was never written). what() names the file and the part. The readers
+/// skip a configuration with one and name it (ResultSet::incomplete).
+class MissingPartError : public ResultError {
+ public:
+  using ResultError::ResultError;
+};
+
+/// Reading a file killed or stalled the reader in a child process that tried it first
+/// (detail/child_probe.hpp): HDF5 1.10 trusts a file's metadata, and some single-bit flips send
+/// it to an invalid address or round a loop for ever. what() names the file, how the reader died
+/// and the last HDF5 call and object it was in. inside_hdf5() tells a damaged file (it died
+/// inside an HDF5 call) from a defect of scaletune's own reading code (outside any).
+class DamagedFileError : public ResultError {
+ public:
+  DamagedFileError(const std::string& what, bool inside_hdf5)
+      : ResultError(what), m_inside_hdf5(inside_hdf5) {}
+  /// Whether the reader died inside an HDF5 call.
+  bool inside_hdf5() const { return m_inside_hdf5; }
+
+ private:
+  bool m_inside_hdf5;
+};
+
 /// Whether the OS error `os_error` (an errno) says the disk ran out of room or failed (ENOSPC,
 /// EDQUOT, EFBIG, EIO): a command that meets it could not finish. Otherwise (a read-only or
 /// missing folder, a directory in the way, no permission) the path it was given is at fault.

@@ -72,7 +72,7 @@ class ResultWriter {
   void write_ops(const std::vector<OpTiming>& rows);
 
   /// Ids of the stored configurations whose status is ok, in increasing id order: the ones
-  /// `scaletune run --resume` skips.
+  /// `scaletune run --resume` skips (an incomplete one, read_results, is not among them).
   std::vector<std::string> ok_config_ids() const;
 
   /// The path the writer was opened with.
@@ -87,10 +87,14 @@ class ResultWriter {
 /// Reads the whole result file `path`: provenance, /system (when present), every
 /// configuration in increasing id order and the /collectives rows in file order (none when
 /// absent). Reading back gives exactly what was written, and
-/// every configuration read passes the rules write_config applies.
+/// every configuration read passes the rules write_config applies. A configuration whose group
+/// cannot be opened or lacks an attribute, dataset or group the layout requires (a write
+/// interrupted by an older version) is skipped and named in ResultSet::incomplete.
+/// The file is read in a child process first (detail/child_probe.hpp): throws DamagedFileError
+/// naming the path, the last HDF5 call and object when reading it crashes or hangs there.
 /// Throws ResultError naming the path and what was expected when the file is missing, is not
 /// HDF5, or has no schema_version 1, and naming /configs/<id> and the attribute or dataset
-/// when one is missing, has the wrong shape or breaks a rule of write_config (ranks < 1,
+/// when one has the wrong type or shape or breaks a rule of write_config (ranks < 1,
 /// per_rank_batch not `ranks` entries summing to global_batch, ...) or, in the embedding group,
 /// naming /configs/<id>/embedding/<dataset> when one is missing, has another shape or another
 /// type class (an int64 dataset stored as float64, ...), and naming /collectives

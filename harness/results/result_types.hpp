@@ -17,10 +17,11 @@ namespace scaletune::results {
 
 inline constexpr int kSchemaVersion = 1;
 
-/// Outcome of one configuration. "skipped": it needs more ranks than the launch had.
-enum class Status { ok, oom, timeout, error, skipped };
+/// Outcome of one configuration. "skipped": it needs more ranks than the launch had;
+/// "cancelled": a signal (SIGTERM, SIGINT) stopped the sweep while it ran.
+enum class Status { ok, oom, timeout, error, skipped, cancelled };
 
-/// "ok", "oom", "timeout", "error", "skipped".
+/// "ok", "oom", "timeout", "error", "skipped", "cancelled".
 const char* to_string(Status s);
 /// Inverse of to_string; throws std::invalid_argument naming the text for anything else.
 Status status_from_string(const std::string& text);
@@ -185,14 +186,22 @@ struct OpTiming {
 };
 
 /// A whole result file as read back.
+/// A configuration the reader skipped: its group cannot be opened or lacks a part the layout
+/// requires (MissingPartError), as a write interrupted by an older version left it.
+struct IncompleteConfig {
+  std::string id;      ///< the name under /configs
+  std::string reason;  ///< the reader's error: the file, the object and what is missing
+};
+
 struct ResultSet {
   std::string path;
   Provenance provenance;
   std::optional<SystemInfo> system;
   std::vector<ConfigResult> configs;  ///< in file order (sorted by id)
   std::vector<CollectiveResult>
-      collectives;            ///< /collectives rows in file order; empty when absent
-  std::vector<OpTiming> ops;  ///< /ops rows in file order; empty when absent
+      collectives;                           ///< /collectives rows in file order; empty when absent
+  std::vector<OpTiming> ops;                 ///< /ops rows in file order; empty when absent
+  std::vector<IncompleteConfig> incomplete;  ///< configurations skipped, in id order
 };
 
 }  // namespace scaletune::results

@@ -16,6 +16,8 @@ const char* to_string(Status s) {
       return "error";
     case Status::skipped:
       return "skipped";
+    case Status::cancelled:
+      return "cancelled";
   }
   return "error";
 }
@@ -25,10 +27,11 @@ bool is_device_kind_name(std::string_view name) {
 }
 
 Status status_from_string(const std::string& text) {
-  for (Status s : {Status::ok, Status::oom, Status::timeout, Status::error, Status::skipped})
+  for (Status s : {Status::ok, Status::oom, Status::timeout, Status::error, Status::skipped,
+                   Status::cancelled})
     if (text == to_string(s)) return s;
   throw std::invalid_argument("status '" + text +
-                              "' is not one of ok, oom, timeout, error, skipped");
+                              "' is not one of ok, oom, timeout, error, skipped, cancelled");
 }
 
 }  // namespace scaletune::results

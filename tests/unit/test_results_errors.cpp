@@ -107,29 +107,81 @@ TEST(ResultFileErrors, OtherSchemaVersionIsRejected) {
   EXPECT_TRUE(contains(message, "HDF5 with schema_version 1"));
 }
 
-TEST(ResultFileErrors, MissingConfigAttributeNamesGroupAndAttribute) {
-  const test::TempDir dir;
+/// The file of write_ok_file with `edit` applied to the ok configuration's group, then a second
+/// configuration ("second") added whole by the writer.
+std::string file_with_edited_config(const test::TempDir& dir,
+                                    const std::function<void(hid_t group)>& edit) {
   const std::string path = write_ok_file(dir);
   {
     const test::Id file = test::open_file(path, H5F_ACC_RDWR);
-    ASSERT_GE(H5Adelete(ok_group(file), "throughput"), 0);
+    edit(ok_group(file));
   }
-  const std::string message = error_of([&] { read_results(path); });
-  EXPECT_TRUE(contains(message, path));
-  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id));
-  EXPECT_TRUE(contains(message, "missing attribute throughput"));
+  ConfigResult second = test::ok_config();
+  second.id = "second";
+  ResultWriter::open_for_resume(path, test::sample_provenance(), test::sample_system())
+      .write_config(second);
+  return path;
 }
 
-TEST(ResultFileErrors, MissingDatasetIsNamed) {
+/// Expects `path` read with the ok configuration skipped as incomplete for a reason holding
+/// `what`, "second" read, and --resume (ok_config_ids) running the skipped one again.
+void expect_skipped_as_incomplete(const std::string& path, const std::string& what) {
+  const ResultSet set = read_results(path);
+  ASSERT_EQ(set.configs.size(), 1U);
+  EXPECT_EQ(set.configs.front().id, "second");
+  ASSERT_EQ(set.incomplete.size(), 1U);
+  EXPECT_EQ(set.incomplete.front().id, test::ok_config().id);
+  EXPECT_TRUE(contains(set.incomplete.front().reason, path + ": /configs/" + test::ok_config().id));
+  EXPECT_TRUE(contains(set.incomplete.front().reason, what));
+  const std::vector<std::string> ok_ids =
+      ResultWriter::open_for_resume(path, test::sample_provenance(), test::sample_system())
+          .ok_config_ids();
+  EXPECT_EQ(ok_ids, std::vector<std::string>{"second"});
+}
+
+TEST(ResultFileErrors, AConfigurationMissingAnAttributeIsSkippedAndNamed) {
+  const test::TempDir dir;
+  const std::string path = file_with_edited_config(
+      dir, [](hid_t group) { ASSERT_GE(H5Adelete(group, "throughput"), 0); });
+  expect_skipped_as_incomplete(path, "missing attribute throughput");
+}
+
+TEST(ResultFileErrors, AConfigurationMissingItsStatusIsSkippedAndRunAgain) {
+  const test::TempDir dir;
+  const std::string path =
+      file_with_edited_config(dir, [](hid_t group) { ASSERT_GE(H5Adelete(group, "status"), 0); });
+  expect_skipped_as_incomplete(path, "missing attribute status");
+}
+
+TEST(ResultFileErrors, AConfigurationMissingADatasetIsSkippedAndNamed) {
+  const test::TempDir dir;
+  const std::string path = file_with_edited_config(
+      dir, [](hid_t group) { ASSERT_GE(H5Ldelete(group, "phase_names", H5P_DEFAULT), 0); });
+  expect_skipped_as_incomplete(path, "missing dataset phase_names");
+}
+
+// What an interrupted write of an older version left: /configs/<id> linked to an object that is
+// not there (here a soft link to nothing; there a hard link past the end of the file).
+TEST(ResultFileErrors, AConfigurationWhoseGroupCannotBeOpenedIsSkippedAndNamed) {
   const test::TempDir dir;
   const std::string path = write_ok_file(dir);
   {
     const test::Id file = test::open_file(path, H5F_ACC_RDWR);
-    ASSERT_GE(H5Ldelete(ok_group(file), "phase_names", H5P_DEFAULT), 0);
+    const test::Id configs = test::open_object(file, "/configs");
+    ASSERT_GE(H5Lcreate_soft("/nowhere", configs, "dangling", H5P_DEFAULT, H5P_DEFAULT), 0);
   }
-  const std::string message = error_of([&] { read_results(path); });
-  EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id));
-  EXPECT_TRUE(contains(message, "missing dataset phase_names"));
+  const ResultSet set = read_results(path);
+  ASSERT_EQ(set.configs.size(), 1U);
+  ASSERT_EQ(set.incomplete.size(), 1U);
+  EXPECT_EQ(set.incomplete.front().id, "dangling");
+  EXPECT_TRUE(
+      contains(set.incomplete.front().reason, path + ": /configs/dangling: H5Oopen failed"));
+  EXPECT_TRUE(
+      contains(set.incomplete.front().reason, "the configuration's group cannot be opened"));
+  const std::vector<std::string> ok_ids =
+      ResultWriter::open_for_resume(path, test::sample_provenance(), test::sample_system())
+          .ok_config_ids();
+  EXPECT_EQ(ok_ids, std::vector<std::string>{test::ok_config().id});
 }
 
 TEST(ResultFileErrors, DatasetOfTheWrongShapeIsNamedWithTheExpectedShape) {
@@ -155,7 +207,8 @@ TEST(ResultFileErrors, UnknownStatusIsNamed) {
   }
   const std::string message = error_of([&] { read_results(path); });
   EXPECT_TRUE(contains(message, "/configs/" + test::ok_config().id + " attribute status"));
-  EXPECT_TRUE(contains(message, "'finished' is not one of ok, oom, timeout, error, skipped"));
+  EXPECT_TRUE(
+      contains(message, "'finished' is not one of ok, oom, timeout, error, skipped, cancelled"));
 }
 
 // The reader applies the writer's rules (UnstorableConfig below) to every configuration it

@@ -13,6 +13,7 @@
 #include "harness/results/detail/launch_io.hpp"
 #include "harness/results/detail/text_members.hpp"
 #include "harness/results/detail/timeline_table.hpp"
+#include "harness/results/result_error.hpp"
 
 namespace scaletune::results::detail {
 namespace {
@@ -171,8 +172,18 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
   if (config.launch) write_launch_group(group.id(), at, *config.launch);
 }
 
+Group open_config_group(hid_t configs, const H5Where& where, const std::string& id) {
+  try {
+    return open_group(configs, where, id);
+  } catch (const MissingPartError&) {
+    throw;
+  } catch (const ResultError& e) {
+    throw MissingPartError(std::string(e.what()) + " (the configuration's group cannot be opened)");
+  }
+}
+
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id) {
-  const Group group = open_group(configs, where, id);
+  const Group group = open_config_group(configs, where, id);
   const H5Where at = where.child(id);
   ConfigResult config;
   config.id = id;

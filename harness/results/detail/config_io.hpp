@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "harness/results/detail/h5_call.hpp"
+#include "harness/results/detail/h5_handle.hpp"
 #include "harness/results/result_types.hpp"
 
 namespace scaletune::results::detail {
@@ -18,8 +19,12 @@ inline constexpr const char* kConfigsGroup = "configs";
 /// (number_attrs, text_attrs) must use other names.
 bool is_fixed_config_attribute(std::string_view name);
 
-/// Reads attribute status of configuration group `group` (at `at`); throws ResultError when
-/// it is missing or not one of ok, oom, timeout, error, skipped.
+/// Opens configuration group `id` of /configs (`configs`, at `where`); throws MissingPartError
+/// naming it when it is absent or cannot be opened (a link to an object never written).
+Group open_config_group(hid_t configs, const H5Where& where, const std::string& id);
+
+/// Reads attribute status of configuration group `group` (at `at`); throws MissingPartError
+/// when it is missing and ResultError when not one of ok, oom, timeout, error, skipped.
 Status read_config_status(hid_t group, const H5Where& at);
 
 /// Writes group <config.id> into group `configs` (at `where`), replacing a group of that id:
@@ -35,8 +40,9 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
 /// the writer's rules (check_attributes in config_check.hpp: ranks >= 1, per_rank_batch of
 /// `ranks` entries summing to global_batch, ...), before any shape is computed from them. The
 /// datasets are read when step_time is present, the embedding group when present (else
-/// embedding is empty). Throws ResultError naming /configs/<id> and the missing attribute or
-/// dataset, the attribute that breaks a rule and what was expected, or the dataset whose shape
+/// embedding is empty). Throws MissingPartError naming /configs/<id> and the missing attribute,
+/// dataset or group, or the group that cannot be opened (open_config_group); ResultError naming
+/// the attribute that breaks a rule and what was expected, or the dataset whose shape
 /// does not match [ranks, iterations, phases] (or whose shape or type class does not match the
 /// embedding group's, read_embedding_group in embedding_io.hpp).
 ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::string& id);

@@ -31,12 +31,12 @@ void write_raw(hid_t obj, const H5Where& where, const std::string& name, hid_t t
   if (element_count(dims) > 0) SCALETUNE_H5(at, H5Awrite(attr.id(), type, data));
 }
 
-/// Opens attribute `name` of `obj`; throws ResultError "missing attribute <name> (expected
+/// Opens attribute `name` of `obj`; throws MissingPartError "missing attribute <name> (expected
 /// <expected>)" when there is none.
 Attribute open_required(hid_t obj, const H5Where& where, const std::string& name,
                         const std::string& expected) {
   if (!has_attribute(obj, where, name))
-    where.fail("missing attribute " + name + " (expected " + expected + ")");
+    where.missing("missing attribute " + name + " (expected " + expected + ")");
   return Attribute{SCALETUNE_H5(where.attribute(name), H5Aopen(obj, name.c_str(), H5P_DEFAULT))};
 }
 

@@ -33,6 +33,14 @@ void H5Where::fail(const std::string& what) const {
   throw ResultError(object.empty() ? file + ": " + what : file + ": " + object + ": " + what);
 }
 
+void H5Where::missing(const std::string& what) const {
+  try {
+    fail(what);
+  } catch (const ResultError& e) {
+    throw MissingPartError(e.what());
+  }
+}
+
 void silence_hdf5_errors() {
   thread_local bool silenced = false;
   if (silenced) return;

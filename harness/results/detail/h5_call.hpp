@@ -14,6 +14,8 @@
 #include <string>
 #include <type_traits>
 
+#include "harness/results/detail/call_trace.hpp"
+
 namespace scaletune::results::detail {
 
 /// Where an HDF5 call acts: the file's path and the object's path inside it.
@@ -27,6 +29,8 @@ struct H5Where {
   H5Where attribute(const std::string& name) const;
   /// Throws ResultError "<file>: <object>: <what>" ("<file>: <what>" for the file itself).
   [[noreturn]] void fail(const std::string& what) const;
+  /// Throws MissingPartError "<file>: <object>: <what>" (a required part is absent).
+  [[noreturn]] void missing(const std::string& what) const;
 };
 
 /// Turns off HDF5's printing of its error stack to stderr (H5Eset_auto2) for the calling
@@ -53,11 +57,14 @@ constexpr bool h5_failed(T result) {
 }
 
 /// Runs `call` (a closure around one HDF5 C call) and returns its result; throws
-/// ResultError (throw_h5_error) when the result is HDF5's failure value.
+/// ResultError (throw_h5_error) when the result is HDF5's failure value. The call is noted in
+/// the call trace of a probe's child process (call_trace.hpp).
 template <class Call>
 auto h5_call(const char* call_text, const H5Where& where, Call&& call) {
   silence_hdf5_errors();
+  trace_call_begin(call_text, where);
   const auto result = call();
+  trace_call_end();
   if (h5_failed(result)) throw_h5_error(call_text, where);
   return result;
 }

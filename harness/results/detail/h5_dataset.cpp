@@ -77,7 +77,7 @@ void write_dataset(hid_t group, const H5Where& where, const std::string& name,
 }
 
 Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name) {
-  if (!has_link(group, where, name)) where.fail("missing dataset " + name);
+  if (!has_link(group, where, name)) where.missing("missing dataset " + name);
   return Dataset{SCALETUNE_H5(where.child(name), H5Dopen2(group, name.c_str(), H5P_DEFAULT))};
 }
 

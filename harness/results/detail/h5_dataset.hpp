@@ -43,7 +43,7 @@ void write_dataset(hid_t group, const H5Where& where, const std::string& name,
 void write_dataset(hid_t group, const H5Where& where, const std::string& name,
                    const DatasetSpec& spec, std::span<const std::string> values);
 
-/// Opens dataset `name` in `group`; throws ResultError "missing dataset <name>" when absent.
+/// Opens dataset `name` in `group`; throws MissingPartError "missing dataset <name>" when absent.
 Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name);
 
 /// Shape of an open dataset ({} for a scalar).

@@ -7,7 +7,7 @@ bool has_link(hid_t loc, const H5Where& where, const std::string& name) {
 }
 
 Group open_group(hid_t loc, const H5Where& where, const std::string& name) {
-  if (!has_link(loc, where, name)) where.fail("missing group " + name);
+  if (!has_link(loc, where, name)) where.missing("missing group " + name);
   const H5Where at = where.child(name);
   const hid_t object = SCALETUNE_H5(at, H5Oopen(loc, name.c_str(), H5P_DEFAULT));
   if (H5Iget_type(object) != H5I_GROUP) {

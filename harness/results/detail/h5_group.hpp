@@ -12,7 +12,8 @@ namespace scaletune::results::detail {
 /// Whether group or file `loc` (at `where`) has a link `name` (one path component).
 bool has_link(hid_t loc, const H5Where& where, const std::string& name);
 
-/// Opens group `name` below `loc`; throws ResultError "missing group <name>" when absent, and
+/// Opens group `name` below `loc`; throws MissingPartError "missing group <name>" when absent, and
+/// ResultError
 /// one naming it when it is not a group (a dataset, say).
 Group open_group(hid_t loc, const H5Where& where, const std::string& name);
 

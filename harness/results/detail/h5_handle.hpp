@@ -4,6 +4,7 @@
 
 #include <hdf5.h>
 
+#include <iterator>
 #include <utility>
 
 namespace scaletune::results::detail {
