@@ -22,6 +22,7 @@
 #include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
+#include "harness/mpi/cancel_request.hpp"
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -144,7 +145,8 @@ int run_command(int argc, char** argv) {
   int rank = 0;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
   core::set_error_context(rank, mpi::processor_name(), "");  // the device once it is bound
-  kernels::set_blas_threads(1);  // one rank stands for one device (one core)
+  kernels::set_blas_threads(1);    // one rank stands for one device (one core)
+  mpi::install_cancel_handlers();  // SIGTERM/SIGINT: the running configuration is cancelled
   // Kokkos reads its settings from KOKKOS_* variables, not from argv, so it never consumes or
   // answers the command line's options.
   const Kokkos::ScopeGuard kokkos;
@@ -170,6 +172,10 @@ int run_command(int argc, char** argv) {
     return kBadInput;
   } catch (const mpi::SweepStopped& e) {
     // Every rank throws it; the configuration and the rank's message are already recorded.
+    if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
+    return kRunFailed;
+  } catch (const mpi::SweepCancelled& e) {
+    // Every rank throws it; the running configuration is already recorded as cancelled.
     if (rank == 0) std::cerr << "scaletune run: " << e.what() << "\n";
     return kRunFailed;
   } catch (const mpi::WriteFailed& e) {

@@ -1,5 +1,7 @@
 #include "outcome.hpp"
 
+#include "harness/mpi/cancel_request.hpp"
+
 namespace scaletune::mpi {
 
 using Clock = std::chrono::steady_clock;
@@ -23,6 +25,8 @@ Deadline::Deadline(double timeout_s)
       m_timeout_s(timeout_s) {}
 
 void Deadline::check(Outcome& out) const {
+  if (const int signal = cancel_signal(); signal != 0)
+    out.fail(results::Status::cancelled, "cancelled by " + signal_name(signal));
   if (Clock::now() > m_end)
     out.fail(results::Status::timeout,
              "exceeded run.timeout_s = " + std::to_string(m_timeout_s) + " s");

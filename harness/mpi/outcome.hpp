@@ -47,7 +47,8 @@ class Deadline {
  public:
   /// The deadline `timeout_s` seconds from now.
   explicit Deadline(double timeout_s);
-  /// Records status timeout in `out` once the deadline has passed.
+  /// Records status cancelled in `out` once a signal asked the process to stop
+  /// (cancel_request.hpp: "cancelled by SIGTERM"), and timeout once the deadline has passed.
   void check(Outcome& out) const;
 
  private:

@@ -21,17 +21,19 @@ int severity(Status s) {
       return 3;
     case Status::skipped:
       return 0;
+    case Status::cancelled:
+      return 4;
   }
   return 3;
 }
 
 namespace {
 // Above every status's severity: an error that left the rank's device unusable.
-constexpr int kDeviceLost = 4;
+constexpr int kDeviceLost = 5;
 
 Status from_severity(int v) {
-  constexpr Status kOrder[] = {Status::ok, Status::timeout, Status::oom, Status::error,
-                               Status::error};
+  constexpr Status kOrder[] = {Status::ok,    Status::timeout,   Status::oom,
+                               Status::error, Status::cancelled, Status::error};
   return kOrder[v];
 }
 

@@ -11,7 +11,8 @@
 
 namespace scaletune::mpi {
 
-/// Severity order used to agree: ok < timeout < oom < error (skipped is never agreed on).
+/// Severity order used to agree: ok < timeout < oom < error < cancelled (skipped is never
+/// agreed on; a lost device is above all).
 int severity(results::Status s);
 
 /// A rank whose device became unusable (core::FatalDeviceError) while the ranks of a

@@ -12,6 +12,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/mpi/cancel_request.hpp"
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
@@ -218,6 +219,15 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
   return broadcast_recorded({result.status, std::move(run.device_lost)}, world);
 }
 
+// The signal that asked a rank of `world` to stop (the largest number where ranks differ), 0
+// while none did. Collective over `world`.
+int agreed_cancel_signal(MPI_Comm world) {
+  const int mine = cancel_signal();
+  int any = 0;
+  SCALETUNE_MPI_CHECK(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, world));
+  return any;
+}
+
 void count(SweepSummary& s, Status status) {
   ++s.ran;
   if (status == Status::ok) ++s.ok;
@@ -225,6 +235,12 @@ void count(SweepSummary& s, Status status) {
 }
 
 }  // namespace
+
+SweepCancelled::SweepCancelled(int signal, const std::string& config_id, bool during)
+    : std::runtime_error("cancelled by " + signal_name(signal) +
+                         (during ? " during " : " before ") + config_id +
+                         (during ? " (recorded as cancelled)" : "") +
+                         "; the configurations before it are stored; rerun with --resume") {}
 
 SweepStopped::SweepStopped(std::string config_id, int world_rank, std::string message)
     : std::runtime_error("stopped after " + config_id + ": the CUDA context of rank " +
@@ -304,8 +320,11 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
                  << "  already stored as ok, not run again (--resume)" << std::endl;
       continue;
     }
+    if (const int signal = agreed_cancel_signal(world); signal != 0)
+      throw SweepCancelled(signal, config.id, false);
     results::ConfigResult result;
     std::optional<DeviceLoss> device_lost;
+    bool cancelled = false;
     if (config.ranks > world_size) {
       result = skipped(config, world_size);
       on_root<WriteFailed>(world, [&] { writer->write_config(result); });
@@ -315,6 +334,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
       count(summary, recorded.status);
       --runnable_left;
       device_lost = recorded.device_lost;
+      cancelled = recorded.status == Status::cancelled;
     }
     if (rank == 0) {
       const double per_config = summary.ran > 0 ? elapsed_s() / summary.ran : 0.0;
@@ -323,6 +343,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
     }
     // Nothing more can run on that rank's device in this process (STYLE.md "Errors").
     if (device_lost) throw SweepStopped(config.id, device_lost->rank, device_lost->message);
+    if (cancelled) throw SweepCancelled(agreed_cancel_signal(world), config.id, true);
   }
   return summary;
 }

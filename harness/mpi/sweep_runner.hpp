@@ -57,6 +57,16 @@ class SweepStopped : public std::runtime_error {
   std::string m_device_error;
 };
 
+/// A signal (SIGTERM, SIGINT: cancel_request.hpp) stopped the sweep: the configuration running
+/// then is recorded as cancelled, none after it runs. Thrown on every rank. what():
+/// "cancelled by SIGTERM during <config id> (recorded as cancelled); the configurations before
+/// it are stored; rerun with --resume" ("before <config id>" when none was running).
+class SweepCancelled : public std::runtime_error {
+ public:
+  /// `signal`: the signal's number; `during`: whether configuration `config_id` was running.
+  SweepCancelled(int signal, const std::string& config_id, bool during);
+};
+
 /// How to run a sweep.
 struct SweepOptions {
   std::string out_path;            ///< result file (HDF5)
@@ -92,7 +102,8 @@ struct SweepSummary {
 /// every rank) when the result file cannot be created or opened, before anything runs,
 /// WriteFailed (on every rank) when writing it fails for want of room (then or after a
 /// configuration), and SweepStopped (on every rank) once
-/// a configuration that left a rank's device unusable is recorded; configurations already
+/// a configuration that left a rank's device unusable is recorded, and SweepCancelled (on every
+/// rank) once a signal asked a rank to stop (install_cancel_handlers); configurations already
 /// written stay.
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,
                        const SweepOptions& options, MPI_Comm world, std::ostream& progress);

@@ -1,0 +1,44 @@
+# SIGTERM to every rank during a sweep (what scancel and a Slurm time limit do: slurmstepd
+# signals each task, SIGKILL following after KillWait): the running configuration is recorded
+# as cancelled, nothing more runs, the launch exits 1 with one line, and --resume completes the
+# sweep. (mpirun passes its own SIGTERM on to the ranks after odls_base_sigkill_timeout, 1 s,
+# and SIGKILLs them 1 s later: scripts/kill-campaign.sh tries that path.)
+source "$(dirname "$0")/lib.sh"
+
+tiny_job sweep "[2]" "[4, 8]" 100  # a few seconds per configuration
+$MPIEXEC -n 2 "$SCALETUNE" run sweep.toml >run.log 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+  grep -q 'results in sweep.h5' run.log && break
+  sleep 0.1
+done
+grep -q 'results in sweep.h5' run.log || fail "the run did not start: $(cat run.log)"
+sleep 1  # inside the first configuration
+for rank in $(pgrep -f "^$SCALETUNE run sweep.toml"); do kill -TERM "$rank"; done
+set +e
+wait $pid
+status=$?
+set -e
+log=$(cat run.log)
+[ "$status" -eq 1 ] || fail "a cancelled launch exited $status: $log"
+expect_match "$log" "\[1/2\] resnet50-r2-b4-even-fp32 .* cancelled \(rank 0: cancelled by SIGTERM\)" "progress line"
+expect_match "$log" "scaletune run: cancelled by SIGTERM during resnet50-r2-b4-even-fp32 \(recorded as cancelled\); the configurations before it are stored; rerun with --resume" "closing line"
+grep -q '\[2/2\]' run.log && fail "a configuration ran after the cancel: $log"
+"$PYTHON" -c '
+import h5py
+c = h5py.File("sweep.h5", "r")["configs"]
+assert list(c) == ["resnet50-r2-b4-even-fp32"], list(c)
+a = c["resnet50-r2-b4-even-fp32"].attrs
+assert a["status"] == "cancelled" and a["error"] == "rank 0: cancelled by SIGTERM", dict(a)
+' || fail "the file does not hold the cancelled configuration"
+run_status "$SCALETUNE" inspect sweep.h5
+[ "$status" -eq 0 ] || fail "inspect of the cancelled sweep exited $status: $out"
+expect_match "$out" "resnet50-r2-b4-even-fp32 \(2 ranks\): cancelled: rank 0: cancelled by SIGTERM" "inspect"
+
+# --resume runs the cancelled configuration again, and the rest.
+run_status $MPIEXEC -n 2 "$SCALETUNE" run sweep.toml --resume
+[ "$status" -eq 0 ] || fail "resume exited $status: $out"
+expect_match "$out" "\[1/2\] resnet50-r2-b4-even-fp32 .* ok" "the cancelled configuration ran again"
+expect_match "$out" "\[2/2\] resnet50-r2-b8-even-fp32 .* ok" "the rest ran"
+check_layout sweep.h5
+echo "cancel ok"
