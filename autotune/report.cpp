@@ -103,7 +103,7 @@ std::string unfinished_lines(const Rows& rows, bool markdown) {
 }
 
 /// "<path>: <n> configurations[, <k> collective benchmark configurations][, <m> /collectives
-/// rows]".
+/// rows][, <o> /ops rows (an op profile)][, <i> incomplete configurations skipped]".
 std::string contents_line(const results::ResultSet& results, std::size_t training_configs) {
   const auto benchmarks = static_cast<std::size_t>(
       std::ranges::count_if(results.configs, std::not_fn(is_training_config)));
@@ -111,6 +111,10 @@ std::string contents_line(const results::ResultSet& results, std::size_t trainin
   if (benchmarks > 0) line += ", " + counted(benchmarks, "collective benchmark configuration");
   if (!results.collectives.empty())
     line += ", " + counted(results.collectives.size(), "/collectives row");
+  if (!results.ops.empty())
+    line += ", " + counted(results.ops.size(), "/ops row") + " (an op profile: scaletune fit)";
+  if (!results.incomplete.empty())
+    line += ", " + counted(results.incomplete.size(), "incomplete configuration") + " skipped";
   return line + "\n";
 }
 

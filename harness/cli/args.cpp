@@ -1,5 +1,8 @@
 #include "harness/cli/args.hpp"
 
+#include <filesystem>
+#include <set>
+
 namespace scaletune::cli {
 
 namespace {
@@ -80,6 +83,23 @@ std::vector<std::string> comma_list(const std::string& list) {
     out.push_back(list.substr(begin, end - begin));
   }
   return out;
+}
+
+std::vector<std::string> file_list(const std::string& option, const std::string& list) {
+  const std::vector<std::string> files = comma_list(list);
+  const std::string usage = "; give " + option + " FILE.h5[,FILE.h5...]";
+  if (files.empty()) throw UsageError(option + " is empty" + usage);
+  for (const std::string& file : files)
+    if (file.empty()) throw UsageError(option + " '" + list + "' has an empty item" + usage);
+  expect_each_once(files, "its runs would count twice");
+  return files;
+}
+
+void expect_each_once(const std::vector<std::string>& paths, const std::string& why) {
+  std::set<std::filesystem::path> seen;
+  for (const std::string& path : paths)
+    if (!seen.insert(std::filesystem::weakly_canonical(path)).second)
+      throw UsageError(path + " is given twice; give each file once (" + why + ")");
 }
 
 }  // namespace scaletune::cli

@@ -48,6 +48,15 @@ int parse_node_count(const std::string& option, const std::string& text);
 /// The items of a comma-separated option value ("a.h5,b.h5" -> {"a.h5", "b.h5"}); none for "".
 std::vector<std::string> comma_list(const std::string& list);
 
+/// The files of option `option`'s comma-separated value `list` (comma_list). Throws UsageError
+/// naming the option when the list is empty or has an empty item (",b.h5", "a.h5,,b.h5"), and
+/// when it names a file twice (expect_each_once).
+std::vector<std::string> file_list(const std::string& option, const std::string& list);
+
+/// Throws UsageError "<path> is given twice; give each file once (<why>)" when two of `paths`
+/// name the same file (after weakly_canonical: "a.h5" and "./a.h5" are one).
+void expect_each_once(const std::vector<std::string>& paths, const std::string& why);
+
 /// Throws UsageError naming `option` unless `path` names a result file: it ends in ".h5" and
 /// has a name before it ("x.h5", "dir/x.h5"; not ".h5" or "dir/.h5").
 void expect_h5_path(const std::string& option, const std::string& path);

@@ -19,8 +19,10 @@
 #include "harness/cli/args.hpp"
 #include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
+#include "harness/results/model_file.hpp"
 #include "harness/results/prediction_file.hpp"
 #include "harness/results/result_error.hpp"
 
@@ -75,11 +77,11 @@ void expect_compatible(const results::ResultSet& merged, const results::ResultSe
 // file's. An id stored in two files is bad input (the merged table would be ambiguous), and so
 // are files that cannot be compared (expect_compatible).
 results::ResultSet load_all(const std::vector<std::string>& paths) {
-  results::ResultSet merged = autotune::load_results(paths.front());
+  results::ResultSet merged = read_result_file("autotune", paths.front());
   std::set<std::string> ids;
   for (const auto& c : merged.configs) ids.insert(c.id);
   for (std::size_t i = 1; i < paths.size(); ++i) {
-    results::ResultSet next = autotune::load_results(paths[i]);
+    results::ResultSet next = read_result_file("autotune", paths[i]);
     expect_compatible(merged, next);
     if (next.system && (!merged.system || next.system->ranks.size() > merged.system->ranks.size()))
       merged.system = next.system;  // the same devices where a configuration needs them
@@ -152,6 +154,21 @@ autotune::RankedAnalysisOptions ranking_options(const Args& args) {
   return options;
 }
 
+/// Throws UsageError when `path` holds predictions or performance models, which have no
+/// measured configurations, naming the command that reads it.
+void expect_measured_file(const std::string& path) {
+  if (results::is_prediction_file(path))
+    throw UsageError(path +
+                     " holds predictions (scaletune predict --out), not measured configurations; "
+                     "scaletune export-timeline " +
+                     path + " --out trace.json shows them");
+  if (results::is_model_file(path))
+    throw UsageError(path +
+                     " holds performance models (scaletune fit), not measured configurations; "
+                     "scaletune predict JOB.toml --model " +
+                     path + " uses them");
+}
+
 int report_errors(const std::string& command, const std::function<int()>& body) {
   try {
     return body();
@@ -175,7 +192,8 @@ int inspect_command(int argc, char** argv) {
   return report_errors("inspect", [&] {
     const Args args = parse_args(argc, argv, 2, "inspect", {}, {});
     expect_positionals(args, 1, 1, "scaletune inspect FILE.h5");
-    const results::ResultSet rs = autotune::load_results(args.positional.front());
+    expect_measured_file(args.positional.front());
+    const results::ResultSet rs = read_result_file("inspect", args.positional.front());
     const std::string collectives = autotune::collectives_table(rs.collectives);
     std::cout << autotune::inspect_table(rs, autotune::compute_metrics(rs))
               << (collectives.empty() ? "" : "\n" + collectives);

@@ -7,6 +7,7 @@
 #include "harness/cli/args.hpp"
 #include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
+#include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/cli/text_output.hpp"
 #include "harness/results/prediction_file.hpp"
@@ -43,7 +44,7 @@ std::vector<Candidate> candidates(const std::string& path) {
       out.push_back({r.config, {"predicted " + r.config, std::move(r.timeline), {0.0}}});
     return out;
   }
-  for (results::ConfigResult& c : results::read_results(path).configs)
+  for (results::ConfigResult& c : read_result_file("export-timeline", path).configs)
     out.push_back({c.id, {c.id, std::move(c.timeline), iteration_starts(c.step_time)}});
   return out;
 }

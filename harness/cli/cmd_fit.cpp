@@ -1,9 +1,7 @@
 // scaletune fit PROFILE.h5... [IMPORTED.h5...] --out MODEL.h5
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -13,6 +11,7 @@
 #include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/provenance.hpp"
+#include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/model_file.hpp"
@@ -53,14 +52,6 @@ void print_report(const autotune::FitResult& fit, std::ostream& out) {
               percent(l.error), l.note);
 }
 
-/// Throws UsageError when a file is given twice (its rows would count twice).
-void expect_each_once(const std::vector<std::string>& paths) {
-  std::set<std::filesystem::path> seen;
-  for (const std::string& path : paths)
-    if (!seen.insert(std::filesystem::weakly_canonical(path)).second)
-      throw UsageError(path + " is given twice; give each file once (its rows would count twice)");
-}
-
 /// scaletune fit, its bad input thrown (the command reports it).
 int fit_unguarded(int argc, char** argv) {
   const Args args = parse_args(argc, argv, 2, "fit", {"--out"}, {});
@@ -69,9 +60,9 @@ int fit_unguarded(int argc, char** argv) {
     throw UsageError("--out MODEL.h5 is required; usage: " + std::string(kUsage));
   const std::string out = args.option("--out");
   expect_h5_path("--out", out);
-  expect_each_once(args.positional);
+  expect_each_once(args.positional, "its rows would count twice");
   std::vector<results::ResultSet> inputs;
-  for (const std::string& path : args.positional) inputs.push_back(results::read_results(path));
+  for (const std::string& path : args.positional) inputs.push_back(read_result_file("fit", path));
   autotune::FitResult fit = autotune::fit_models(inputs);
   fit.models.provenance = command_provenance(argc, argv);
   fit.models.provenance.created_utc = mpi::utc_now();

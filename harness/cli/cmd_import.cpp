@@ -16,6 +16,7 @@
 #include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/provenance.hpp"
+#include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/mpi/result_lock.hpp"
 #include "harness/mpi/sweep_runner.hpp"
@@ -260,7 +261,7 @@ std::optional<results::ResultSet> store(const std::string& out, const ImportBatc
   const mpi::ResultLock lock(out);  // no sweep writes `out` meanwhile
   std::optional<results::ResultSet> existing;
   if (std::filesystem::exists(out)) {
-    existing = results::read_results(out);
+    existing = read_result_file("import", out);
     expect_not_imported(*existing, batch);
   }
   const std::string tmp = out + ".import.tmp";

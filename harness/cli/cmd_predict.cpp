@@ -20,6 +20,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
 #include "harness/cli/provenance.hpp"
+#include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/core/backend_choice.hpp"
 #include "harness/core/parallel_each.hpp"
@@ -49,8 +50,8 @@ constexpr const char* kUsage =
 /// run from another job file than `job` (an id names ranks, batch and settings, not the shapes).
 std::map<std::string, double> measured_steps(const std::string& list, const job::JobSpec& job) {
   std::map<std::string, std::vector<double>> runs;
-  for (const std::string& path : comma_list(list)) {
-    const results::ResultSet set = results::read_results(path);
+  for (const std::string& path : file_list("--compare", list)) {
+    const results::ResultSet set = read_result_file("predict", path);
     if (set.provenance.job_toml != job.toml_text)
       std::cerr << "scaletune predict: warning: --compare " << path
                 << " was run from another job file (its stored job differs from " << job.path
@@ -357,6 +358,7 @@ int predict_unguarded(int argc, char** argv) {
       parse_args(argc, argv, 2, "predict", {"--model", "--world", "--out", "--compare", "--device"},
                  {"--phases", "--ops"});
   expect_positionals(args, 1, 1, kUsage);
+  if (args.options.contains("--compare")) file_list("--compare", args.option("--compare"));
   if (args.options.contains("--out")) {
     const std::string out = args.option("--out");
     expect_h5_path("--out", out);

@@ -11,6 +11,22 @@ expect_match() { grep -Eq -- "$2" <<<"$1" || fail "$3: no match for /$2/ in:
 $1"; }
 # run_status CMD...: runs CMD, stores its exit status in $status and its output in $out.
 run_status() { set +e; out=$("$@" 2>&1 </dev/null); status=$?; set -e; }
+# expect_exit STATUS REGEX CMD...: CMD exits STATUS and its output matches REGEX.
+expect_exit() {
+  local want=$1 pattern=$2; shift 2
+  run_status "$@"
+  [ "$status" -eq "$want" ] || fail "'$*' exited $status, expected $want: $out"
+  expect_match "$out" "$pattern" "'$*'"
+}
+# wait_for_line LOG REGEX: waits up to 30 s for a line of LOG (a launch's output, written as it
+# runs) to match REGEX; fails naming the log otherwise.
+wait_for_line() {
+  for _ in $(seq 1 300); do
+    grep -Eq -- "$2" "$1" && return 0
+    sleep 0.1
+  done
+  fail "no line /$2/ within 30 s: $(cat "$1")"
+}
 check_layout() { "$PYTHON" "$SHARED_DIR/checks/check_results.py" "$@" || fail "check_results.py rejected $*"; }
 
 # tiny_job NAME RANKS BATCHES ITERATIONS: a small ResNet-50 job file named NAME.toml.

@@ -8,11 +8,7 @@ source "$(dirname "$0")/lib.sh"
 tiny_job sweep "[2]" "[4, 8]" 100  # a few seconds per configuration
 $MPIEXEC -n 2 "$SCALETUNE" run sweep.toml >run.log 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-  grep -q 'results in sweep.h5' run.log && break
-  sleep 0.1
-done
-grep -q 'results in sweep.h5' run.log || fail "the run did not start: $(cat run.log)"
+wait_for_line run.log 'results in sweep\.h5'
 sleep 1  # inside the first configuration
 for rank in $(pgrep -f "^$SCALETUNE run sweep.toml"); do kill -TERM "$rank"; done
 set +e

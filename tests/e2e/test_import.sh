@@ -8,14 +8,6 @@ source "$(dirname "$0")/lib.sh"
 DATA="$SHARED_DIR/data/nccl-tests"
 OSU_DATA="$SOURCE_DIR/tests/data/osu"
 
-# expect_exit STATUS REGEX CMD...: CMD exits STATUS and its output matches REGEX.
-expect_exit() {
-  local want=$1 pattern=$2; shift 2
-  run_status "$@"
-  [ "$status" -eq "$want" ] || fail "'$*' exited $status, expected $want: $out"
-  expect_match "$out" "$pattern" "'$*'"
-}
-
 # check_rows FILE.h5 KIND LOG...: every /collectives row of FILE.h5 comes from a table row of
 # one of the logs (its source "KIND:LOG:LINE"), and its values are those printed on that line;
 # every table row of the logs is in FILE.h5 once.

@@ -90,6 +90,19 @@ expect_match "$out" "warning: --compare p\.h5 was run from another job file \(it
   "a comparison with another job's file"
 ! grep -q "another job file" <<<"$(run_status "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured.h5; echo "$out")" ||
   fail "warned about the job's own results"
+# inspect says what a file of models or predictions is instead of "0 configurations".
+expect_exit 2 "^scaletune inspect: m\.h5 holds performance models \(scaletune fit\), not measured configurations; scaletune predict JOB\.toml --model m\.h5 uses them$" \
+  "$SCALETUNE" inspect m.h5
+expect_exit 2 "^scaletune inspect: pred\.h5 holds predictions \(scaletune predict --out\), not measured configurations" \
+  "$SCALETUNE" inspect pred.h5
+expect_exit 0 "p\.h5: 0 configurations, [0-9]+ /collectives rows, [0-9]+ /ops rows \(an op profile: scaletune fit\)" \
+  "$SCALETUNE" inspect p.h5
+for list in "" ",measured.h5" "measured.h5,,measured2.h5"; do
+  expect_exit 2 "^scaletune predict: --compare ('$list' has an empty item|is empty); give --compare FILE\.h5\[,FILE\.h5\.\.\.\]$" \
+    "$SCALETUNE" predict tiny.toml --model m.h5 --compare "$list"
+done
+expect_exit 2 "^scaletune predict: \./measured\.h5 is given twice; give each file once \(its runs would count twice\)$" \
+  "$SCALETUNE" predict tiny.toml --model m.h5 --compare measured.h5,./measured.h5
 run_status "$SCALETUNE" predict tiny.toml --model m.h5 --out pred.h5
 [ "$status" -eq 2 ] || fail "predict over an existing --out exited $status: $out"
 expect_match "$out" "^scaletune predict: --out pred\.h5 exists; scaletune never overwrites a file" \

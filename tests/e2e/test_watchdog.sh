@@ -6,11 +6,7 @@ tiny_job stuck "[2]" "[4]" 100000
 sed -i 's/timeout_s = 120/timeout_s = 2/' stuck.toml
 $MPIEXEC -n 2 "$SCALETUNE" run stuck.toml >run.log 2>&1 &
 pid=$!
-for _ in $(seq 1 300); do
-  grep -q 'results in stuck.h5' run.log && break
-  sleep 0.1
-done
-grep -q 'results in stuck.h5' run.log || fail "the run did not start: $(cat run.log)"
+wait_for_line run.log 'results in stuck\.h5'
 sleep 0.7  # inside the timed loop, which the 2 s timeout would end cooperatively
 # Stop rank 1 (found by its Open MPI rank variable) in the middle of the configuration.
 rank1=""
