@@ -6,32 +6,11 @@
 # sweep with every stored configuration unchanged. Needs root (mount -t tmpfs), mpirun, h5py.
 #   scripts/full-disk-campaign.sh [WORKDIR]   (default: a new temporary directory)
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-st=${SCALETUNE:-$here/build/scaletune}
+source "$(dirname "$0")/campaign-lib.sh"
 work=${1:-$(mktemp -d)}
-mpirun=(mpirun --oversubscribe -np 2)
-[ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 mkdir -p "$work/disk"
 cd "$work"
-cat >job.toml <<'TOML'
-[job]
-name = "campaign"
-output = "campaign.h5"
-
-[workload]
-kind = "resnet50"
-image_size = 32
-width = 0.0625
-num_classes = 10
-
-[sweep]
-ranks = [1, 2]
-global_batch = [4, 8, 12, 16, 20, 24]
-
-[run]
-warmup = 1
-iterations = 2
-TOML
+campaign_job job.toml
 bad=0
 for k in $(seq 1 20); do
   size=$((16 + 12 * k))k
@@ -45,20 +24,12 @@ for k in $(seq 1 20); do
   [ -e disk/r.h5.writing ] && verdict="temporary left"
   kept=0
   if [ -e disk/r.h5 ]; then
-    "$st" inspect disk/r.h5 >/dev/null 2>&1 || verdict="inspect refused the file"
-    /usr/bin/python3 "$here/../shared/checks/check_results.py" disk/r.h5 >/dev/null 2>&1 ||
-      verdict="layout check failed"
-    kept=$(/usr/bin/python3 -c "import h5py; print(len(h5py.File('disk/r.h5')['configs']))")
+    readable disk/r.h5 || verdict="inspect or the layout check refused the file"
+    kept=$(ok_count disk/r.h5)
     cp disk/r.h5 roomy.h5
     cp roomy.h5 before.h5
     "${mpirun[@]}" "$st" run job.toml --out roomy.h5 --resume >resume.log 2>&1 || verdict="--resume failed"
-    /usr/bin/python3 - <<'PY' || verdict="--resume lost or changed a configuration"
-import h5py, numpy as np
-before, after = h5py.File("before.h5", "r")["configs"], h5py.File("roomy.h5", "r")["configs"]
-assert len(after) == 12 and all(c.attrs["status"] == "ok" for c in after.values())
-for name, c in before.items():
-    assert (after[name]["step_time"][()] == c["step_time"][()]).all(), name
-PY
+    resumed_whole before.h5 roomy.h5 12 || verdict="--resume lost or changed a configuration"
     rm -f roomy.h5 before.h5
   fi
   umount disk
