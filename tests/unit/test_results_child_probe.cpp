@@ -131,8 +131,9 @@ TEST(ChildProbe, AFileThatCrashesHdf5IsRefusedNamingTheCallAndTheObject) {
   EXPECT_TRUE(e.inside_hdf5());
   EXPECT_TRUE(contains(e.what(), path + ": the file is damaged: reading it ended with "));
   // Only the call is certain: a sanitizer build ends the child with its own exit status.
-  EXPECT_TRUE(contains(e.what(), " in H5Dread at /configs/resnet50-r2-b16-even-fp32/phase_names; "
-                                 "nothing was read from it"));
+  EXPECT_TRUE(contains(e.what(),
+                       " in H5Dread at /configs/resnet50-r2-b16-even-fp32/phase_names; "
+                       "nothing was read from it"));
 }
 
 // The flip breaks an attribute's message so that the reader's error unwinds, and the file's
@@ -143,6 +144,17 @@ TEST(ChildProbe, ACrashWhileClosingTheFileIsInsideHdf5) {
   EXPECT_TRUE(e.inside_hdf5());
   EXPECT_TRUE(contains(e.what(), path + ": the file is damaged: reading it ended with "));
   EXPECT_TRUE(contains(e.what(), " in H5Fclose; nothing was read from it"));
+}
+
+TEST(ChildProbe, AFileThatHangsHdf5IsRefusedAtTheDeadline) {
+  const std::string path = damaged_file("bit_flip_hang.h5");
+  const DamagedFileError e = damage_of(
+      path, [&] { read_results(path); }, milliseconds{2'000});
+  EXPECT_TRUE(e.inside_hdf5());
+  EXPECT_TRUE(contains(e.what(), path +
+                                     ": the file is damaged: reading it did not finish within "
+                                     "2 s in H5Aread at /configs/resnet50-r1-b8-even-fp32/launch "
+                                     "attribute launcher"));
 }
 
 }  // namespace

@@ -10,10 +10,9 @@ struct Closer {
   const char* name;
   herr_t (*close)(hid_t);
 };
-constexpr Closer kClosers[] = {{"H5Fclose", H5Fclose}, {"H5Gclose", H5Gclose},
-                               {"H5Dclose", H5Dclose}, {"H5Sclose", H5Sclose},
-                               {"H5Tclose", H5Tclose}, {"H5Aclose", H5Aclose},
-                               {"H5Pclose", H5Pclose}};
+constexpr Closer kClosers[] = {
+    {"H5Fclose", H5Fclose}, {"H5Gclose", H5Gclose}, {"H5Dclose", H5Dclose}, {"H5Sclose", H5Sclose},
+    {"H5Tclose", H5Tclose}, {"H5Aclose", H5Aclose}, {"H5Pclose", H5Pclose}};
 static_assert(std::size(kClosers) == static_cast<std::size_t>(H5Kind::property_list) + 1);
 
 }  // namespace
