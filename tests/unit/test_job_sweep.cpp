@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/job/collective_sizes.hpp"
+#include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
 
