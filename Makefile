@@ -8,8 +8,8 @@ MPIRUN     ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --over
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 20
 FUZZ_ARGS    ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALETUNE_WERROR=ON -DSCALETUNE_FUZZ=ON \
-                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-                -DSCALETUNE_ENABLE_CUDA=OFF -DSCALETUNE_ENABLE_TESTS=OFF -DSCALETUNE_CHECK_HEADERS=OFF
+                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSCALETUNE_ENABLE_CUDA=OFF \
+                -DSCALETUNE_ENABLE_TESTS=OFF -DSCALETUNE_CHECK_HEADERS=OFF
 DEMO_JOB   := jobs/resnet50-cpu.toml
 DEMO_OUT   := results/resnet50-cpu.h5
 

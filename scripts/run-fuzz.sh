@@ -2,11 +2,11 @@
 # Runs every libFuzzer target of a fuzz build (make fuzz) for SECONDS each, one after the other.
 # usage: scripts/run-fuzz.sh BUILD_DIR [SECONDS]
 # Each target starts from its seeds (each file cut into pieces of FUZZ_SEED_LINES (40) lines:
-# libFuzzer mutates small inputs faster), its regression inputs (tests/fuzz/corpus/NAME/) and what earlier runs in BUILD_DIR
-# found (BUILD_DIR/fuzz/NAME/corpus/). An input that crashes, trips a sanitizer, throws an
-# exception the parser does not document, runs longer than FUZZ_TIMEOUT_S (10) seconds or
-# needs more than FUZZ_RSS_MB (2048) MiB is saved under BUILD_DIR/fuzz/NAME/findings/ and fails
-# the run, after every target ran.
+# libFuzzer mutates small inputs faster), its regression inputs (tests/fuzz/corpus/NAME/) and
+# what earlier runs in BUILD_DIR found (BUILD_DIR/fuzz/NAME/corpus/). An input that crashes,
+# trips a sanitizer, throws an exception the parser does not document, runs longer than
+# FUZZ_TIMEOUT_S (10) seconds or needs more than FUZZ_RSS_MB (2048) MiB is saved under
+# BUILD_DIR/fuzz/NAME/findings/ and fails the run, after every target ran.
 set -euo pipefail
 
 build=${1:?usage: scripts/run-fuzz.sh BUILD_DIR [SECONDS]}
@@ -37,7 +37,8 @@ run_target() {
   local inputs=("$work/corpus" "$work/seeds")
   [ -d "$regressions" ] && inputs+=("$regressions")
   if "$binary" -max_total_time="$seconds" -timeout="$timeout_s" -rss_limit_mb="$rss_mb" \
-      -artifact_prefix="$work/findings/" -print_final_stats=1 "${inputs[@]}" </dev/null >"$work/log" 2>&1; then
+      -artifact_prefix="$work/findings/" -print_final_stats=1 "${inputs[@]}" \
+      </dev/null >"$work/log" 2>&1; then
     echo "fuzz $name: $(awk '/stat::number_of_executed_units/ {print $2}' "$work/log") executions" \
          "in ${seconds} s, no finding"
     return 0
