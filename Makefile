@@ -4,10 +4,16 @@ JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?= -DCMAKE_BUILD_TYPE=Release -DSCALETUNE_WERROR=ON
 # Open MPI refuses root unless told; more ranks than cores need --oversubscribe.
 MPIRUN     ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --oversubscribe
+# make fuzz: a clang build of the libFuzzer targets only (tests/fuzz), each run FUZZ_SECONDS.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 20
+FUZZ_ARGS    ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALETUNE_WERROR=ON -DSCALETUNE_FUZZ=ON \
+                -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSCALETUNE_ENABLE_CUDA=OFF \
+                -DSCALETUNE_ENABLE_TESTS=OFF -DSCALETUNE_CHECK_HEADERS=OFF
 DEMO_JOB   := jobs/resnet50-cpu.toml
 DEMO_OUT   := results/resnet50-cpu.h5
 
-.PHONY: all deps configure build demo test bench format clean
+.PHONY: all deps configure build demo test fuzz bench format clean
 
 all: build
 
@@ -31,6 +37,13 @@ demo: configure
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
+# Every fuzz target for FUZZ_SECONDS (scripts/run-fuzz.sh); findings go to $(FUZZ_BUILD)/fuzz/.
+fuzz:
+	@bash scripts/install-deps.sh fuzz
+	cmake -S . -B $(FUZZ_BUILD) $(FUZZ_ARGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	bash scripts/run-fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 bench: build
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv --benchmark_repetitions=5
 	$(MPIRUN) -np 2 $(BUILD)/bench/mpi_bench_collectives
@@ -40,4 +53,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.hpp' '*.cu')
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -1,5 +1,8 @@
 #include "autotune/collective_log.hpp"
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 #include <utility>
@@ -28,8 +31,23 @@ void apply_bus_factor(CollectiveRow& row) {
     row.busbw_gbps = row.algbw_gbps * results::bus_factor(row.op, row.ranks);
 }
 
+/// results::algbw_gbps of `bytes` in `time_us`; throws at `place` when the time is not finite
+/// and > 0 or the bandwidth overflows (a huge size in a tiny time, a bandwidth near 0), also
+/// once multiplied by a bus factor.
+double checked_algbw_gbps(std::int64_t bytes, double time_us, const LogPlace& place) {
+  if (!std::isfinite(time_us) || time_us <= 0.0)
+    place.fail("size " + std::to_string(bytes) + " B gives a time of " + std::to_string(time_us) +
+               " us; expected a finite time > 0");
+  const double algbw = results::algbw_gbps(bytes, time_us);
+  if (!(algbw <= std::numeric_limits<double>::max() / 2))  // x 2, the largest bus factor
+    place.fail("size " + std::to_string(bytes) + " B in " + std::to_string(time_us) +
+               " us is no finite bandwidth; expected a size and time a benchmark can measure");
+  return algbw;
+}
+
 /// A row with algbw recomputed from bytes and time, and busbw from the bus factor where op and
-/// ranks give one, else `printed_busbw_gbps`; its source is "<tool>:path:line".
+/// ranks give one, else `printed_busbw_gbps`; its source is "<tool>:path:line". Throws at
+/// `place` when time and bytes give no finite bandwidth (checked_algbw_gbps).
 CollectiveRow make_row(std::string_view tool, std::string op, std::string dtype, std::int64_t bytes,
                        int ranks, double time_us, double printed_busbw_gbps, std::int64_t wrong,
                        const LogPlace& place) {
@@ -38,7 +56,7 @@ CollectiveRow make_row(std::string_view tool, std::string op, std::string dtype,
                     .bytes = bytes,
                     .ranks = ranks,
                     .time_us = time_us,
-                    .algbw_gbps = results::algbw_gbps(bytes, time_us),
+                    .algbw_gbps = checked_algbw_gbps(bytes, time_us, place),
                     .busbw_gbps = printed_busbw_gbps,
                     .wrong = wrong,
                     .source = std::string(tool) + ":" + place.str()};
@@ -59,7 +77,7 @@ bool is_row(const Words& words) {
 
 /// /collectives bytes of an OSU row of `size` on `ranks` ranks: Size x ranks where OSU prints
 /// each rank's block (osu_allgather, osu_alltoall), else Size. Throws at `place` when that needs
-/// the rank count and `ranks` is 0.
+/// the rank count and `ranks` is 0, or when Size x ranks does not fit in 64 bits.
 std::int64_t osu_message_bytes(const detail::OsuTest& test, std::int64_t size, int ranks,
                                const LogPlace& place) {
   if (!test.size_per_rank) return size;
@@ -68,6 +86,9 @@ std::int64_t osu_message_bytes(const detail::OsuTest& test, std::int64_t size, i
                " prints the size of each rank's block; /collectives stores the whole buffer "
                "(nccl-tests' size: Size x ranks), and OSU does not print the rank count: give "
                "it (scaletune import osu --ranks N)");
+  if (size > std::numeric_limits<std::int64_t>::max() / ranks)
+    place.fail("Size " + std::to_string(size) + " x " + std::to_string(ranks) +
+               " ranks does not fit in 64 bits; expected a size a benchmark can allocate");
   return size * ranks;
 }
 
@@ -84,7 +105,7 @@ CollectiveRow read_osu_row(const Words& words, const detail::OsuContext& context
   const std::int64_t bytes = osu_message_bytes(*test, v.size, ranks, place);
   const bool bandwidth = test->measure == detail::OsuMeasure::bandwidth_mbps;
   const double time_us = bandwidth ? static_cast<double>(bytes) / v.measure : v.measure;
-  const double busbw_gbps = test->point_to_point ? results::algbw_gbps(bytes, time_us) : 0.0;
+  const double busbw_gbps = test->point_to_point ? checked_algbw_gbps(bytes, time_us, place) : 0.0;
   return make_row(kOsuTool, std::string(test->op), context.dtype(), bytes, ranks, time_us,
                   busbw_gbps, v.wrong, place);
 }

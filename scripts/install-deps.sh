@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages scaletune needs, only those that are missing.
+# Installs the Debian 12 packages scaletune needs, only those that are missing; with the
+# argument "fuzz" also clang and libFuzzer (make fuzz).
 # As root it runs apt-get; otherwise it prints the apt-get line to run and fails.
 # CUDA, NCCL and cuDNN are not Debian packages: the build uses them from /usr/local/cuda when
 # present and leaves the CUDA parts out otherwise.
@@ -17,6 +18,9 @@ packages=(
   python3-h5py
   patchelf libblas3 liblapack3   # the GPU node bundle (scripts/make-device-bundle.sh)
 )
+if [ "${1:-}" = fuzz ]; then
+  packages+=(clang libfuzzer-14-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

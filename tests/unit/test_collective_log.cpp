@@ -486,3 +486,31 @@ TEST(CollectiveLog, OsuRowWithUnreadableSizeIsAnError) {
         << field;
   }
 }
+
+// Found by fuzzing: a size and time whose quotient overflows, and an OSU block size that
+// overflows once multiplied by the rank count, were stored as an infinite bandwidth or
+// overflowed a signed integer; they are errors naming the file and line.
+TEST(CollectiveLog, SizesAndTimesWithoutFiniteBandwidthNameFileAndLine) {
+  std::string tiny_time = k_row;
+  tiny_time.replace(tiny_time.find("134217728"), 9, "9223372036854775807");
+  tiny_time.replace(tiny_time.find("1652.2"), 6, "1e-300");
+  const std::string nccl = invalid_argument_of(
+      [&] { at::parse_nccl_tests_log("# op: all_reduce\n" + k_header + tiny_time, "n.log"); });
+  EXPECT_EQ(nccl.rfind("n.log:3: size 9223372036854775807 B in ", 0), 0u) << nccl;
+  EXPECT_NE(nccl.find("no finite bandwidth"), std::string::npos) << nccl;
+  const std::string bw = invalid_argument_of([&] {
+    at::parse_osu_log("# OSU MPI Bandwidth Test v7.5\n# Size  Bandwidth (MB/s)\n1  1e-320\n",
+                      "o.log");
+  });
+  EXPECT_EQ(bw.rfind("o.log:3: size 1 B gives a time of inf us; expected a finite time > 0", 0), 0u)
+      << bw;
+  const std::string block = invalid_argument_of([&] {
+    at::parse_osu_log(
+        "# OSU MPI Allgather Latency Test v7.5\n# Size  Avg Latency(us)\n"
+        "9223372036854775807  1.0\n",
+        "o.log", 8);
+  });
+  EXPECT_EQ(block,
+            "o.log:3: Size 9223372036854775807 x 8 ranks does not fit in 64 bits; "
+            "expected a size a benchmark can allocate");
+}

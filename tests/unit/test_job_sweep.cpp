@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/job/collective_sizes.hpp"
+#include "harness/job/job_error.hpp"
 #include "harness/job/job_parser.hpp"
 #include "harness/job/sweep.hpp"
 
@@ -286,3 +287,49 @@ TEST(ExpandSweep, ShippedCollectivesJobCoversTwoToSixtyFourGpus) {
 }
 
 }  // namespace
+
+namespace {
+
+/// "[a, a + 1, ...]": `n` consecutive values from `first`.
+std::string consecutive(int first, int n) {
+  std::string list = "[";
+  for (int i = 0; i < n; ++i) list += (i == 0 ? "" : ", ") + std::to_string(first + i);
+  return list + "]";
+}
+
+/// The JobError of a [sweep] with these lines, or a test failure.
+scaletune::job::JobError sweep_error(const std::string& sweep_lines) {
+  try {
+    job_with_sweep(sweep_lines);
+  } catch (const scaletune::job::JobError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no JobError for:\n" << sweep_lines;
+  return scaletune::job::JobError("", 0, 0, "", "");
+}
+
+}  // namespace
+
+// Found by fuzzing: 11 KB of job file (5 rank counts of up to 2^20 x 1023 batches) made plan
+// split 2.6 billion per-rank batches and run out of memory; a sweep this large is refused.
+TEST(ExpandSweep, SweepsTooLargeToHoldAreRefusedAtRanks) {
+  const scaletune::job::JobError wide = sweep_error(
+      "ranks = " + consecutive(1, 400) + "\nglobal_batch = " + consecutive(1 << 20, 300) +
+      "\nbatch_split = [\"even\"]\nprecision = [\"fp32\"]\n");
+  EXPECT_EQ(wide.line(), 6);
+  EXPECT_EQ(wide.key(), "ranks");
+  EXPECT_EQ(wide.message(),
+            "the sweep expands into 120000 configurations (the product of its lists); expected "
+            "at most 100000; split the sweep over several job files");
+  const scaletune::job::JobError deep =
+      sweep_error("ranks = [1048576, 524288]\nglobal_batch = " + consecutive(1 << 20, 11) + "\n");
+  EXPECT_EQ(deep.key(), "ranks");
+  EXPECT_EQ(deep.message(),
+            "the sweep's configurations hold 17301504 per-rank batches (the sum of their rank "
+            "counts); expected at most 16777216; split the sweep over several job files");
+  // Within both limits: a configuration of 2^20 ranks.
+  const auto configs =
+      expand_sweep(job_with_sweep("ranks = [1048576]\nglobal_batch = " + consecutive(1 << 20, 1) +
+                                  "\nprecision = [\"fp32\"]\n"));
+  EXPECT_EQ(configs.size(), 1u);
+}

@@ -14,6 +14,7 @@
 #include "harness/job/batch_split.hpp"
 #include "harness/job/detail/dlrm_sweep.hpp"
 #include "harness/job/detail/edit_distance.hpp"
+#include "harness/job/detail/sweep_size.hpp"
 #include "harness/job/detail/table_reader.hpp"
 #include "harness/job/detail/text.hpp"
 #include "harness/job/detail/workload_kinds.hpp"
@@ -362,13 +363,15 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload,
   sweep.reject_unknown_keys(kKeys);
   if (!kind.sweeps_batch) {
     reject_batch_keys(sweep, kind);
-    return SweepSpec{.ranks = values_of(read_counts(sweep, "ranks", kMaxRanks)),
-                     .global_batch = {},
-                     .batch_split = {},
-                     .split_weights = {},
-                     .precision = {},
-                     .sharding = {},
-                     .state_sharding = {}};
+    const SweepSpec spec{.ranks = values_of(read_counts(sweep, "ranks", kMaxRanks)),
+                         .global_batch = {},
+                         .batch_split = {},
+                         .split_weights = {},
+                         .precision = {},
+                         .sharding = {},
+                         .state_sharding = {}};
+    check_sweep_size(sweep, spec);
+    return spec;
   }
   const std::vector<Located<int>> ranks = read_counts(sweep, "ranks", kMaxRanks);
   const std::vector<Located<int>> global_batch =
@@ -382,6 +385,7 @@ SweepSpec read_sweep(const TableReader& sweep, const WorkloadSpec& workload,
   const SweepSpec spec =
       to_spec(ranks, global_batch, splits, precision, shardings, state_shardings);
   check_weight_lengths(sweep, spec, splits);
+  check_sweep_size(sweep, spec);  // before check_splits splits every batch
   check_splits(sweep, spec, ranks, global_batch);
   if (kind.sweeps_sharding) check_shardings(sweep, workload, ranks, shardings);
   return spec;
