@@ -13,11 +13,13 @@
 #include "harness/results/detail/child_probe.hpp"
 #include "harness/results/detail/h5_call.hpp"
 #include "harness/results/result_file.hpp"
+#include "tests/support/scoped_env.hpp"
 #include "tests/unit/test_results_data.hpp"
 
 namespace scaletune::results::detail {
 namespace {
 
+using scaletune::testing_support::ScopedEnv;
 using std::chrono::milliseconds;
 using test::contains;
 
@@ -107,6 +109,21 @@ TEST(ChildProbe, TheDeadlineGrowsWithTheFile) {
   std::ofstream(path).put('x');
   std::filesystem::resize_file(path, std::uintmax_t{80} << 20);
   EXPECT_EQ(probe_deadline(path), std::chrono::seconds{40});
+}
+
+TEST(ChildProbe, TheEnvironmentSetsTheDeadlineForEveryFile) {
+  const test::TempDir dir;
+  {
+    const ScopedEnv set(kDeadlineVariable, "2.5");
+    EXPECT_EQ(probe_deadline(dir.file("absent.h5")), milliseconds{2'500});
+  }
+  for (const char* bad : {"", "soon", "0", "-3", "5s", "1e9"}) {
+    const ScopedEnv set(kDeadlineVariable, std::string(bad));
+    EXPECT_TRUE(contains(test::error_of([&] { probe_deadline(dir.file("a.h5")); }),
+                         std::string("SCALETUNE_READ_DEADLINE_S='") + bad +
+                             "': expected the seconds a reader waits for a file"))
+        << bad;
+  }
 }
 
 /// A result file from tests/data/damaged.

@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <new>
@@ -48,10 +50,12 @@ class SharedTrace {
   CallTrace* m_trace = nullptr;
 };
 
-/// The child: killed with its parent, silenced, traced, runs `read`, exits without running
-/// exit handlers or flushing the parent's buffered output (_exit).
+/// The child: killed with its parent, its crash signals at their default action (a handler
+/// the parent installed, a fuzzer's or a sanitizer's, must not act for it), silenced, traced,
+/// runs `read`, exits without running exit handlers or flushing the parent's buffered output.
 [[noreturn]] void run_child(CallTrace* trace, const std::function<void()>& read) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(signal, SIG_DFL);
   g_in_child = true;
   const int null = open("/dev/null", O_WRONLY);
   if (null >= 0) {
@@ -125,6 +129,14 @@ std::string seconds_text(std::chrono::milliseconds span) {
 }  // namespace
 
 std::chrono::milliseconds probe_deadline(const std::string& path) {
+  if (const char* set = std::getenv(kDeadlineVariable); set != nullptr) {
+    char* end = nullptr;
+    const double seconds = std::strtod(set, &end);
+    if (end == set || *end != '\0' || !(seconds > 0) || seconds > 1e6)
+      throw ResultError(std::string(kDeadlineVariable) + "='" + set +
+                        "': expected the seconds a reader waits for a file, a number in (0, 1e6]");
+    return std::chrono::milliseconds{static_cast<long long>(std::ceil(seconds * 1000))};
+  }
   std::error_code error;
   const std::uintmax_t bytes = std::filesystem::file_size(path, error);
   const std::uintmax_t extra_s = error ? 0 : bytes / (std::uintmax_t{8} << 20);

@@ -12,12 +12,18 @@
 
 namespace scaletune::results::detail {
 
-/// How long a probe of the file `path` may take: 30 s plus 1 s per 8 MiB of file (a healthy
-/// read goes at hundreds of MiB/s).
+/// The environment variable that sets probe_deadline for every file (seconds, > 0): for slow
+/// file systems, and for fuzzing (tests/fuzz) under a shorter time limit.
+inline constexpr const char* kDeadlineVariable = "SCALETUNE_READ_DEADLINE_S";
+
+/// How long a probe of the file `path` may take: $SCALETUNE_READ_DEADLINE_S seconds where set,
+/// else 30 s plus 1 s per 8 MiB of file (a healthy read goes at hundreds of MiB/s). Throws
+/// ResultError naming the variable when its value is not a number in (0, 1e6].
 std::chrono::milliseconds probe_deadline(const std::string& path);
 
-/// Runs `read` in a forked child process (its standard output and error to /dev/null, its HDF5
-/// calls traced: call_trace.hpp) and waits for it at most `deadline`. Returns when the child
+/// Runs `read` in a forked child process (its standard output and error to /dev/null, its crash
+/// signals at their default action, its HDF5 calls traced: call_trace.hpp) and waits for it at
+/// most `deadline`. Returns when the child
 /// finished, whether `read` returned or threw: the caller then reads in its own process, where
 /// the same error (if any) is thrown. Throws DamagedFileError naming `path`, the signal or exit
 /// status and the last HDF5 call and object when the child died, and the deadline when it did
