@@ -7,7 +7,7 @@ MPIRUN     ?= mpirun $(if $(filter 0,$(shell id -u)),--allow-run-as-root) --over
 DEMO_JOB   := jobs/resnet50-cpu.toml
 DEMO_OUT   := results/resnet50-cpu.h5
 
-.PHONY: all deps configure build demo test bench format clean
+.PHONY: all deps configure build demo test test-sanitize test-sanitize-full bench format clean
 
 all: build
 
@@ -30,6 +30,14 @@ demo: configure
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/ (README "Sanitizers"):
+# every unit and MPI test and a subset of the end-to-end tests; -full runs every one.
+test-sanitize: deps
+	JOBS=$(JOBS) bash scripts/test-sanitize.sh ci
+
+test-sanitize-full: deps
+	JOBS=$(JOBS) bash scripts/test-sanitize.sh full
 
 bench: build
 	OPENBLAS_NUM_THREADS=1 $(BUILD)/bench/bench_conv --benchmark_repetitions=5
