@@ -13,7 +13,7 @@ FUZZ_ARGS    ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCALETUNE_WERROR=ON -DSCALET
 DEMO_JOB   := jobs/resnet50-cpu.toml
 DEMO_OUT   := results/resnet50-cpu.h5
 
-.PHONY: all deps configure build demo test fuzz bench format clean
+.PHONY: all deps configure build demo test test-sanitize test-sanitize-full fuzz bench format clean
 
 all: build
 
@@ -36,6 +36,14 @@ demo: configure
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# AddressSanitizer + UndefinedBehaviorSanitizer build in build-sanitize/ (README "Sanitizers"):
+# every unit and MPI test and a subset of the end-to-end tests; -full runs every one.
+test-sanitize: deps
+	JOBS=$(JOBS) bash scripts/test-sanitize.sh ci
+
+test-sanitize-full: deps
+	JOBS=$(JOBS) bash scripts/test-sanitize.sh full
 
 # Every fuzz target for FUZZ_SECONDS (scripts/run-fuzz.sh); findings go to $(FUZZ_BUILD)/fuzz/.
 fuzz:

@@ -179,8 +179,11 @@ TEST(DescribeStep, DlrmLookupsAreTheWorkloadsOwn) {
     core::DetachedCommunicator comm(rank, 2, "mpi", core::MemorySpace::host);
     const core::RankContext ctx = core::rank_context(d->job, config, comm);
     const auto host = d->entry().factory(d->job.workload, config, ctx);
+    // A named copy: by_lookups points into it (into the temporary of a range-for over
+    // table_stats() it pointed at freed memory once the loop ended).
+    const std::vector<core::TableRankStats> stats = host->table_stats();
     std::map<std::int64_t, const core::TableRankStats*> by_lookups;
-    for (const core::TableRankStats& s : host->table_stats())
+    for (const core::TableRankStats& s : stats)
       if (s.lookups > 0) by_lookups[s.lookups] = &s;
     std::size_t bags = 0;
     for (const trace::Event& e : t.events) {

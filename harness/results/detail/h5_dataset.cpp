@@ -4,6 +4,8 @@
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/h5_types.hpp"
 
+#include <stdexcept>
+
 namespace scaletune::results::detail {
 namespace {
 
@@ -21,10 +23,25 @@ std::string shape_text(const std::vector<hsize_t>& dims) {
   return text + "]";
 }
 
-/// Number of elements of an open dataset.
+/// Throws std::length_error (read_guarded names the file) when a contiguous dataset claims more
+/// values than it has bytes in the file: a damaged dataspace, refused before allocating for it
+/// (an absurd allocation aborts under AddressSanitizer rather than throw std::bad_alloc, and
+/// a large one that succeeds only to fail the read wastes the memory).
+void check_stored(const Dataset& dataset, std::size_t points, const H5Where& at) {
+  const PropertyList create{SCALETUNE_H5(at, H5Dget_create_plist(dataset.id()))};
+  if (SCALETUNE_H5(at, H5Pget_layout(create.id())) != H5D_CONTIGUOUS) return;
+  const hsize_t stored = H5Dget_storage_size(dataset.id());  // 0: not written (fill values)
+  if (stored == 0 || points <= stored) return;               // every value takes >= 1 byte
+  throw std::length_error(std::to_string(points) + " values in " + std::to_string(stored) +
+                          " bytes stored");
+}
+
+/// Number of elements of an open dataset, checked against the bytes it has in the file.
 std::size_t dataset_points(const Dataset& dataset, const H5Where& at) {
   const Dataspace space{SCALETUNE_H5(at, H5Dget_space(dataset.id()))};
-  return dataspace_points(space.id(), at);
+  const std::size_t points = dataspace_points(space.id(), at);
+  check_stored(dataset, points, at);
+  return points;
 }
 
 /// Reads all of numeric dataset `name` as T.
