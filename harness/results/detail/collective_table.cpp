@@ -146,7 +146,7 @@ std::vector<CollectiveResult> read_collective_rows(hid_t file, const H5Where& ro
   check_one_dimensional(dims, at);
   check_fields(dataset, at);
   const Datatype type = collective_row_type(at, true);
-  std::vector<CollectiveRow> raw(dims[0],
+  std::vector<CollectiveRow> raw(dataset_points(dataset, at),
                                  CollectiveRow{nullptr, nullptr, 0, 0, 0, 0, 0, 0, nullptr, 0, 0});
   if (!raw.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));

@@ -36,14 +36,6 @@ void check_stored(const Dataset& dataset, std::size_t points, const H5Where& at)
                           " bytes stored");
 }
 
-/// Number of elements of an open dataset, checked against the bytes it has in the file.
-std::size_t dataset_points(const Dataset& dataset, const H5Where& at) {
-  const Dataspace space{SCALETUNE_H5(at, H5Dget_space(dataset.id()))};
-  const std::size_t points = dataspace_points(space.id(), at);
-  check_stored(dataset, points, at);
-  return points;
-}
-
 /// Reads all of numeric dataset `name` as T.
 template <class T>
 Array<T> read_numbers(hid_t group, const H5Where& where, const std::string& name) {
@@ -57,6 +49,13 @@ Array<T> read_numbers(hid_t group, const H5Where& where, const std::string& name
 }
 
 }  // namespace
+
+std::size_t dataset_points(const Dataset& dataset, const H5Where& at) {
+  const Dataspace space{SCALETUNE_H5(at, H5Dget_space(dataset.id()))};
+  const std::size_t points = dataspace_points(space.id(), at);
+  check_stored(dataset, points, at);
+  return points;
+}
 
 void write_dataset_raw(hid_t group, const H5Where& where, const std::string& name, hid_t type,
                        const DatasetSpec& spec, const void* data) {

@@ -46,6 +46,11 @@ void write_dataset(hid_t group, const H5Where& where, const std::string& name,
 /// Opens dataset `name` in `group`; throws MissingPartError "missing dataset <name>" when absent.
 Dataset open_dataset(hid_t group, const H5Where& where, const std::string& name);
 
+/// Number of elements of an open dataset (1 for a scalar). Throws std::length_error (which
+/// read_guarded names as a damaged file) when a contiguous dataset claims more elements than it
+/// has bytes in the file, before anyone allocates for them.
+std::size_t dataset_points(const Dataset& dataset, const H5Where& at);
+
 /// Shape of an open dataset ({} for a scalar).
 std::vector<hsize_t> dataset_dims(const Dataset& dataset, const H5Where& at);
 

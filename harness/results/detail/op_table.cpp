@@ -87,7 +87,8 @@ std::vector<OpTiming> read_op_rows(hid_t file, const H5Where& root) {
   if (dims.size() != 1) at.fail("expected a one-dimensional table [rows]");
   const Datatype type = op_row_type(at);
   check_compound_fields(dataset, type.id(), at);
-  std::vector<OpRow> raw(dims[0], OpRow{nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, {}});
+  std::vector<OpRow> raw(dataset_points(dataset, at),
+                         OpRow{nullptr, nullptr, nullptr, 0, nullptr, 0, 0, 0, 0, 0, {}});
   if (!raw.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
   std::vector<OpTiming> rows;

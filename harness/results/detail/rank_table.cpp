@@ -55,7 +55,7 @@ std::vector<RankInfo> read_rank_table(hid_t group, const H5Where& where) {
   if (dims.size() != 1) at.fail("expected a one-dimensional table [ranks]");
   const Datatype type = rank_row_type(at);
   check_compound_fields(dataset, type.id(), at);
-  std::vector<RankRow> rows(dims[0], RankRow{0, nullptr, 0, nullptr, 0});
+  std::vector<RankRow> rows(dataset_points(dataset, at), RankRow{0, nullptr, 0, nullptr, 0});
   if (!rows.empty())
     SCALETUNE_H5(at, H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows.data()));
   std::vector<RankInfo> ranks;

@@ -96,7 +96,8 @@ std::vector<trace::TimelineSpan> read_timeline(hid_t group, const H5Where& at,
   if (dims.size() != 1) where.fail("expected a one-dimensional table [spans]");
   const Datatype type = span_row_type(where);
   check_compound_fields(dataset, type.id(), where);
-  std::vector<SpanRow> raw(dims[0], SpanRow{0, 0, nullptr, nullptr, nullptr, 0, 0, 0});
+  std::vector<SpanRow> raw(dataset_points(dataset, where),
+                           SpanRow{0, 0, nullptr, nullptr, nullptr, 0, 0, 0});
   if (!raw.empty())
     SCALETUNE_H5(where,
                  H5Dread(dataset.id(), type.id(), H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data()));
