@@ -50,6 +50,7 @@ constexpr const char* kUsage =
 /// run from another job file than `job` (an id names ranks, batch and settings, not the shapes).
 std::map<std::string, double> measured_steps(const std::string& list, const job::JobSpec& job) {
   std::map<std::string, std::vector<double>> runs;
+  if (list.empty()) return {};  // no --compare (an empty one was refused before)
   for (const std::string& path : file_list("--compare", list)) {
     const results::ResultSet set = read_result_file("predict", path);
     if (set.provenance.job_toml != job.toml_text)
