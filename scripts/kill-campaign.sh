@@ -27,7 +27,7 @@ echo "the sweep takes $full_ms ms; killing at 200..$full_ms ms"
 rank_pid() {
   local pid
   for pid in $(pgrep -P "$1"); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+    if { tr '\0' '\n' <"/proc/$pid/environ"; } 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
       echo "$pid"
       return
     fi
