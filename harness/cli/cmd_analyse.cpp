@@ -154,9 +154,12 @@ autotune::RankedAnalysisOptions ranking_options(const Args& args) {
   return options;
 }
 
-/// Throws UsageError when `path` holds predictions or performance models, which have no
-/// measured configurations, naming the command that reads it.
-void expect_measured_file(const std::string& path) {
+/// Throws UsageError when `rs`, read from `path`, is empty because the file holds predictions or
+/// performance models (no measured configurations), naming the command that reads it. Only an
+/// empty file is opened again.
+void expect_measured_file(const std::string& path, const results::ResultSet& rs) {
+  if (!rs.configs.empty() || !rs.collectives.empty() || !rs.ops.empty() || !rs.incomplete.empty())
+    return;
   if (results::is_prediction_file(path))
     throw UsageError(path +
                      " holds predictions (scaletune predict --out), not measured configurations; "
@@ -192,8 +195,8 @@ int inspect_command(int argc, char** argv) {
   return report_errors("inspect", [&] {
     const Args args = parse_args(argc, argv, 2, "inspect", {}, {});
     expect_positionals(args, 1, 1, "scaletune inspect FILE.h5");
-    expect_measured_file(args.positional.front());
     const results::ResultSet rs = read_result_file("inspect", args.positional.front());
+    expect_measured_file(args.positional.front(), rs);
     const std::string collectives = autotune::collectives_table(rs.collectives);
     std::cout << autotune::inspect_table(rs, autotune::compute_metrics(rs))
               << (collectives.empty() ? "" : "\n" + collectives);
