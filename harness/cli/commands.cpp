@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hpp"
 
+#include <cstdio>
 #include <functional>
 #include <iostream>
 #include <map>
@@ -111,9 +112,18 @@ const std::map<std::string, std::function<int(int, char**)>>& subcommands() {
   return table;
 }
 
+/// Makes standard error line-buffered, so that each message leaves the process in one write:
+/// mpirun and srun forward a rank's stdout and stderr separately, and a line written in pieces
+/// (std::cerr flushes after every <<) came out interleaved with the progress lines on stdout.
+void write_whole_lines_to_stderr() {
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
+  std::cerr.unsetf(std::ios_base::unitbuf);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  write_whole_lines_to_stderr();
   const std::string first = argc >= 2 ? argv[1] : "";
   const bool alone = argc == 2;
   if (alone && (first == "--help" || first == "-h" || first == "help")) {
