@@ -10,14 +10,18 @@
 
 namespace scaletune::cli {
 
-/// Initialises MPI (after mpi::set_mca_defaults) and finalises it on destruction. Errors come
+/// Initialises MPI (after mpi::set_mca_defaults) asking for MPI_THREAD_MULTIPLE, which rank 0's
+/// failure watch needs (mpi::FailureNotices; a library that provides less leaves it off), and
+/// finalises it on destruction. Errors come
 /// back as codes, so SCALETUNE_MPI_CHECK can throw them with the call's name (MPI's default
 /// handler would abort the launch instead). Throws std::runtime_error when MPI_Init fails.
 class MpiSession {
  public:
   MpiSession(int& argc, char**& argv) {
     mpi::set_mca_defaults();
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) throw std::runtime_error("MPI_Init failed");
+    int provided = MPI_THREAD_SINGLE;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+      throw std::runtime_error("MPI_Init_thread failed");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   }
   ~MpiSession() { MPI_Finalize(); }

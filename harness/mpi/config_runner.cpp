@@ -5,6 +5,7 @@
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -50,6 +51,22 @@ core::RankContext rank_context(const job::JobSpec& job, const job::Config& confi
   return ctx;
 }
 
+// A duplicate of the configuration's communicator for the workload's collectives: a rank that
+// left a step part-way (an exception) goes to agree on the configuration's own communicator,
+// where its agreement can never be matched against a collective of the step the others are
+// still in (MPI matches collectives by order within a communicator).
+class StepComm {
+ public:
+  explicit StepComm(MPI_Comm comm) { SCALETUNE_MPI_CHECK(MPI_Comm_dup(comm, &m_comm)); }
+  ~StepComm() { static_cast<void>(MPI_Comm_free(&m_comm)); }
+  StepComm(const StepComm&) = delete;
+  StepComm& operator=(const StepComm&) = delete;
+  MPI_Comm get() const { return m_comm; }
+
+ private:
+  MPI_Comm m_comm = MPI_COMM_NULL;
+};
+
 // The communicator a configuration's step goes through: the launch's own, wrapped in a recording
 // communicator that reports to the timeline unless run.timeline is "none".
 struct StepCommunicator {
@@ -66,6 +83,12 @@ struct StepCommunicator {
   core::Communicator& step() { return recording ? *recording : *inner; }
 };
 
+int rank_of(MPI_Comm comm) {
+  int rank = 0;
+  SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &rank));
+  return rank;
+}
+
 // Per-rank measurements of the timed loop.
 struct Timings {
   std::vector<std::string> phase_names;
@@ -80,19 +103,30 @@ bool all_ok(MPI_Comm comm, const Outcome& out) {
   return worst_status(comm, out.status) == Status::ok;
 }
 
+// Tells world rank 0 at once that this rank's workload threw ("rank R: <what>"): the other
+// ranks may be waiting for it inside a collective of the step it left.
+void announce_failure(const RankTarget& target, const Outcome& out, int rank) {
+  if (out.status == Status::ok || target.notices == nullptr) return;
+  target.notices->announce("rank " + std::to_string(rank) + ": " + out.error);
+}
+
 // Warm-up and timed iterations; each iteration ends with the ranks agreeing on the status.
-// The phase timer's fence: the rank's device (every stream) and its communicator.
-Timings iterate(core::Workload& workload, const job::RunSpec& run, const Deadline& deadline,
-                MPI_Comm comm, core::Device& device, StepCommunicator& communicator, Outcome& out) {
+// The phase timer's fence: the rank's communicator (whose wait gives up on a stopped peer),
+// then the device (every stream). A rank whose step threw announces it (announce_failure).
+Timings iterate(core::Workload& workload, const RankTarget& target, const job::RunSpec& run,
+                const Deadline& deadline, MPI_Comm comm, core::Device& device,
+                StepCommunicator& communicator, Outcome& out) {
   const auto iterations = static_cast<std::size_t>(run.iterations);
+  const int rank = communicator.inner->rank();
   core::PhaseTimer timer(workload.phase_names(), iterations, [&] {
-    device.fence();
     communicator.inner->synchronize();
+    device.fence();
   });
   timer.set_timeline(communicator.timeline.get());
   bool ok = true;
   for (int i = 0; i < run.warmup && ok; ++i) {
     guarded(out, [&] { workload.step(timer); });
+    announce_failure(target, out, rank);
     deadline.check(out);
     ok = all_ok(comm, out);
   }
@@ -103,6 +137,7 @@ Timings iterate(core::Workload& workload, const job::RunSpec& run, const Deadlin
       workload.step(timer);
       timer.end_iteration();
     });
+    announce_failure(target, out, rank);
     deadline.check(out);
     ok = all_ok(comm, out);
   }
@@ -194,13 +229,14 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   core::HostDevice host;
   core::Device& device = target.device != nullptr ? *target.device : host;
   Outcome out;
+  const StepComm step_comm(comm);  // outlives the communicator and the workload made over it
   std::unique_ptr<StepCommunicator> communicator;
   std::unique_ptr<core::Workload> trainer;
   guarded(out, [&] {
-    communicator =
-        std::make_unique<StepCommunicator>(target.make_communicator(comm), job.run.timeline);
+    communicator = std::make_unique<StepCommunicator>(target.make_communicator(step_comm.get()),
+                                                      job.run.timeline);
     const int rank = communicator->inner->rank();
-    const core::RankContext ctx = rank_context(job, config, communicator->step(), comm,
+    const core::RankContext ctx = rank_context(job, config, communicator->step(), step_comm.get(),
                                                world_ranks[static_cast<std::size_t>(rank)], target);
     require_host_precision(config, target.device_kind);
     if (workload.describe)
@@ -208,10 +244,11 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
         result.text_attrs[key] = value;
     trainer = workload.factory(job.workload, config, ctx);
   });
+  announce_failure(target, out, rank_of(comm));
   deadline.check(out);
   Timings timings;
   if (all_ok(comm, out))
-    timings = iterate(*trainer, job.run, deadline, comm, device, *communicator, out);
+    timings = iterate(*trainer, target, job.run, deadline, comm, device, *communicator, out);
   const AgreedStatus agreed = agree_status(comm, out.status, out.error, out.fatal_device);
   result.status = agreed.status;
   result.error = agreed.error;

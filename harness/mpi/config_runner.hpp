@@ -12,6 +12,7 @@
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
+#include "harness/mpi/failure_notices.hpp"
 #include "harness/mpi/status_agreement.hpp"
 #include "harness/results/result_types.hpp"
 #include "harness/trace/step_trace.hpp"
@@ -31,12 +32,16 @@ struct RankTarget {
   const CommunicatorFactory& make_communicator;  ///< the configuration's communicator
   core::Device* device = nullptr;                ///< this rank's device; nullptr: the host
   core::DeviceKind device_kind = core::DeviceKind::host;
+  /// Where a rank whose workload threw tells world rank 0 at once (its peers may be left
+  /// waiting for it in a collective); nullptr: nowhere.
+  FailureNotices* notices = nullptr;
 };
 
 /// Collective over `comm` (whose size must equal config.ranks). Never throws for a failing
 /// configuration: an allocation failure is status oom, exceeding job.run.timeout_s (checked
 /// between iterations) is timeout, any other exception on any rank is error, with the first
 /// failing rank's message (a core::FatalDeviceError on any rank wins, and sets device_lost).
+/// A rank whose workload throws announces it on target.notices before it goes to agree.
 /// Rank 0 of `comm` gets the full result; other ranks get the status.
 /// step_time[i] is the slowest rank's wall time of iteration i (s); throughput =
 /// global_batch / median step time (samples/s); harness_overhead_fraction is measured too.

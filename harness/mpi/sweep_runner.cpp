@@ -9,11 +9,14 @@
 #include <optional>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include "harness/mpi/cancel_request.hpp"
 #include "harness/mpi/config_kinds.hpp"
+#include "harness/mpi/failure_notices.hpp"
+#include "harness/mpi/failure_watch.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
 #include "harness/mpi/on_root.hpp"
@@ -77,27 +80,49 @@ void check_output(const SweepOptions& options, const job::JobSpec& job) {
                       "choose another --out");
 }
 
-// Called by the watchdog when a configuration outlives its hard limit (a rank stuck inside an
-// iteration): rank 0 records it (`described`: its settings and launch) as timeout, then the
-// launch is aborted. Rank 0's limit is the earliest, so it records before any other rank aborts.
-[[noreturn]] void abort_stuck(results::ConfigResult described, double timeout_s,
-                              std::optional<results::ResultWriter>& writer, bool recorded,
-                              MPI_Comm world) {
-  const std::string why = "still running " + std::to_string(hard_limit_s(timeout_s)) +
-                          " s after it started (1.25 x run.timeout_s + 10 s): a rank is stuck "
-                          "inside an iteration or a collective; the launch was aborted";
+// Called on rank 0 from a watching thread when a configuration's ranks cannot finish it:
+// records it (`described`: its settings and launch) with `status` and `why` unless `recorded`,
+// says so, and aborts the launch.
+[[noreturn]] void abort_launch(results::ConfigResult described, Status status,
+                               const std::string& why, std::optional<results::ResultWriter>& writer,
+                               bool recorded, MPI_Comm world) {
   if (writer && !recorded) {
-    described.status = Status::timeout;
+    described.status = status;
     described.error = why;
     try {
       writer->write_config(described);
     } catch (const std::exception& e) {
-      std::cerr << "scaletune run: could not record the timeout: " << e.what() << std::endl;
+      std::cerr << "scaletune run: could not record " << described.id << ": " << e.what()
+                << std::endl;
     }
   }
-  std::cerr << "scaletune run: configuration " << described.id << " " << why << std::endl;
+  std::cerr << "scaletune run: configuration " << described.id << " " << why
+            << "; the configurations before it are stored; rerun with --resume" << std::endl;
   MPI_Abort(world, 1);
   std::_Exit(1);
+}
+
+// `seconds` as the shortest decimal ("6", "22.5").
+std::string seconds_text(double seconds) {
+  std::ostringstream out;
+  out << seconds;
+  return out.str();
+}
+
+// Why the watchdog ended a configuration that outlived its hard limit (a rank stuck inside an
+// iteration or a collective).
+std::string stuck_reason(double timeout_s) {
+  return "still running " + seconds_text(hard_limit_s(timeout_s)) +
+         " s after it started (1.25 x run.timeout_s + 10 s): a rank is stuck inside an iteration "
+         "or a collective; the launch was aborted";
+}
+
+// Why rank 0 ended a configuration whose ranks were left waiting for a failed one.
+std::string stranded_reason(const std::string& failure, double timeout_s) {
+  return "failed (" + failure + "), and the other ranks had not agreed on it " +
+         seconds_text(stranded_grace_s(timeout_s)) +
+         " s later (5 s + 0.1 x run.timeout_s): they were left waiting for it in a collective; "
+         "the launch was aborted";
 }
 
 // A barrier that ranks with `sleep` set wait in by polling every millisecond instead of spinning:
@@ -123,6 +148,7 @@ struct SweepContext {
   const results::SystemInfo& system;      // the launch's (every world rank's rows on rank 0)
   const std::string& started_utc;         // when the launch began (its created_utc)
   std::ostream& progress;                 // rank 0's output
+  FailureNotices& notices;                // the launch's failure notices
 };
 
 // "on <host> device <device>" per rank of `launch` (empty without one), as the collective
@@ -149,7 +175,7 @@ int nodes_of(const std::optional<results::LaunchRecord>& launch) {
 KindRun run_member(const SweepContext& ctx, const job::Config& config, const SubCommunicator& sub,
                    const std::optional<results::LaunchRecord>& launch) {
   const RankTarget target{ctx.options.make_communicator, ctx.options.rank_device,
-                          ctx.options.device_kind};
+                          ctx.options.device_kind, &ctx.notices};
   const std::vector<std::string> lines = rank_lines(launch);
   return ctx.options.kinds->run(
       {ctx.job, config, sub.get(), sub.parent_ranks(), target, lines, &ctx.progress});
@@ -186,13 +212,14 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
   std::mutex writing;
   bool recorded = false;
   std::optional<results::LaunchRecord> launch;  // rank 0's, once the ranks are placed
-  const Watchdog watchdog(hard_limit_s(job.run.timeout_s) + (rank == 0 ? 0.0 : 5.0), [&] {
+  const auto abort_with = [&](Status status, const std::string& why) {
     const std::unique_lock lock(writing, std::try_to_lock);
     results::ConfigResult described = describe(config);
     if (lock.owns_lock()) described.launch = launch;
-    abort_stuck(std::move(described), job.run.timeout_s, writer, recorded || !lock.owns_lock(),
-                world);
-  });
+    abort_launch(std::move(described), status, why, writer, recorded || !lock.owns_lock(), world);
+  };
+  const Watchdog watchdog(hard_limit_s(job.run.timeout_s) + (rank == 0 ? 0.0 : 5.0),
+                          [&] { abort_with(Status::timeout, stuck_reason(job.run.timeout_s)); });
   KindRun run;
   {
     const SubCommunicator sub(world, config.ranks, ctx.hosts);
@@ -201,6 +228,12 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
       launch = results::launch_record(ctx.system, ctx.started_utc, sub.parent_ranks());
     }
     if (sub.member()) {
+      std::optional<FailureWatch> watch;  // rank 0: a failed rank the others wait for
+      if (rank == 0 && ctx.notices.enabled())
+        watch.emplace(ctx.notices, stranded_grace_s(job.run.timeout_s),
+                      [&](const std::string& failure) {
+                        abort_with(Status::error, stranded_reason(failure, job.run.timeout_s));
+                      });
       run = run_member(ctx, config, sub, launch);
       if (run.device_lost)
         run.device_lost->rank = sub.parent_ranks()[static_cast<std::size_t>(run.device_lost->rank)];
@@ -272,7 +305,8 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
   // Ranks bound to a device (today: the collective benchmark on NCCL) ran on CUDA.
   system.device_kind = job::device_kind_text(options.device_kind);
   const std::vector<std::string> hosts = host_names(world);
-  const SweepContext ctx{job, options, hosts, system, provenance.created_utc, progress};
+  FailureNotices notices(world);
+  const SweepContext ctx{job, options, hosts, system, provenance.created_utc, progress, notices};
 
   std::optional<ResultLock> lock;
   std::optional<results::ResultWriter> writer;
@@ -330,6 +364,7 @@ SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& 
       on_root<WriteFailed>(world, [&] { writer->write_config(result); });
       ++summary.skipped;
     } else {
+      notices.begin(k);
       const Recorded recorded = run_and_record(ctx, config, writer, world, result);
       count(summary, recorded.status);
       --runnable_left;

@@ -104,7 +104,10 @@ struct SweepSummary {
 /// configuration), and SweepStopped (on every rank) once
 /// a configuration that left a rank's device unusable is recorded, and SweepCancelled (on every
 /// rank) once a signal asked a rank to stop (install_cancel_handlers); configurations already
-/// written stay.
+/// written stay. Aborts the launch (MPI_Abort) after recording the running configuration on
+/// rank 0 when it cannot end: as timeout once it outlives hard_limit_s (watchdog.hpp), as error
+/// when a rank's workload threw and the others were still waiting for it stranded_grace_s later
+/// (failure_watch.hpp; needs MPI_THREAD_MULTIPLE).
 SweepSummary run_sweep(const job::JobSpec& job, const std::vector<job::Config>& configs,
                        const SweepOptions& options, MPI_Comm world, std::ostream& progress);
 

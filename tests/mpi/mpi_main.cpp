@@ -34,7 +34,8 @@ class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  int provided = MPI_THREAD_SINGLE;  // as scaletune asks (cli/mpi_session.hpp)
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   Kokkos::initialize(argc, argv);
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;

@@ -68,12 +68,13 @@ class BudgetWorkload final : public core::Workload {
   std::int64_t m_budget;
 };
 
-// As ProbeWorkload, but on the last rank of the configuration the second step ends with a
-// core::FatalDeviceError (after the step's collective, so no rank is left waiting in it), as a
-// sticky CUDA error would.
-class DeviceLossWorkload final : public core::Workload {
+// As ProbeWorkload, but on the last rank of the configuration the second step ends with an
+// exception (after the step's collective, so no rank is left waiting in it): with `fatal` a
+// core::FatalDeviceError, as a sticky CUDA error would, else a std::runtime_error.
+class LateFailureWorkload final : public core::Workload {
  public:
-  DeviceLossWorkload(const job::Config& c, const core::RankContext& ctx) : m_comm(ctx.comm) {
+  LateFailureWorkload(const job::Config& c, const core::RankContext& ctx, bool fatal)
+      : m_comm(ctx.comm), m_fatal(fatal) {
     participated().push_back(c.id);
   }
   std::vector<std::string> phase_names() const override { return {"fwd"}; }
@@ -81,8 +82,10 @@ class DeviceLossWorkload final : public core::Workload {
     double x = 1;
     m_comm->all_reduce_sum(std::span<double>(&x, 1));
     timer.mark(0);
-    if (++m_steps == 2 && m_comm->rank() == m_comm->size() - 1)
+    if (++m_steps != 2 || m_comm->rank() != m_comm->size() - 1) return;
+    if (m_fatal)
       throw core::FatalDeviceError("cudaStreamSynchronize(stream) failed: an illegal address");
+    throw std::runtime_error("deliberate failure after the step's all-reduce");
   }
   double params() const override { return 1; }
   double flops_per_sample() const override { return 1; }
@@ -90,6 +93,7 @@ class DeviceLossWorkload final : public core::Workload {
 
  private:
   core::Communicator* m_comm;
+  bool m_fatal;
   int m_steps = 0;
 };
 
@@ -120,7 +124,11 @@ const core::WorkloadRegistry& test_workloads() {
           });
     r.add("device_loss",
           [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
-            return std::make_unique<DeviceLossWorkload>(c, ctx);
+            return std::make_unique<LateFailureWorkload>(c, ctx, true);
+          });
+    r.add("late_failure",
+          [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
+            return std::make_unique<LateFailureWorkload>(c, ctx, false);
           });
     r.add("fail_last",
           [](const job::WorkloadSpec&, const job::Config& c, const core::RankContext& ctx) {
@@ -291,6 +299,34 @@ TEST(SweepRunner, AnUnusableDeviceIsRecordedAndStopsTheLaunch) {
   EXPECT_EQ(lost.status, Status::error);
   EXPECT_EQ(lost.error, "rank " + std::to_string(size - 1) + ": " + device_error);
   ASSERT_TRUE(lost.launch.has_value());
+}
+
+// A rank that throws after its step's collective tells rank 0 at once (FailureNotices), but the
+// other ranks finish the step and agree on the failure well within the grace: the configuration
+// is recorded as error and the sweep goes on, notices of one configuration never reaching the
+// next.
+TEST(SweepRunner, AnExceptionTheRanksAgreeOnDoesNotEndTheLaunch) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<job::Config> configs = {config("late_failure", size), config("probe", size),
+                                      config("late_failure", 2), config("probe", 2)};
+  for (std::size_t k = 0; k < configs.size(); ++k) configs[k].id += "-" + std::to_string(k);
+  const Sweep s = run(configs, 60, "late_failure");
+  EXPECT_EQ(s.summary.failed, 2);
+  EXPECT_EQ(s.summary.ok, 2);
+  if (rank != 0) return;
+  const auto file = results::read_results(s.path);
+  ASSERT_EQ(file.configs.size(), 4u);
+  for (const auto& c : file.configs) {
+    if (c.workload == "probe") {
+      EXPECT_EQ(c.status, Status::ok) << c.id << ": " << c.error;
+      continue;
+    }
+    EXPECT_EQ(c.status, Status::error) << c.id;
+    EXPECT_EQ(c.error, "rank " + std::to_string(c.ranks - 1) +
+                           ": deliberate failure after the step's all-reduce");
+  }
 }
 
 // The training workloads run on the host: a 16-bit precision ResNet-50 cannot train in there
