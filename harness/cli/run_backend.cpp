@@ -71,8 +71,10 @@ void require_device_communicator(const job::JobSpec& job, core::DeviceKind kind,
       "CUDA-aware; use comm.backend = \"nccl\" or \"auto\", or [devices] kind = \"host\"");
 }
 
-// This rank's CUDA device, NCCL or MPI communicators on it and what /system records.
-RunBackend cuda_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] const std::string& name) {
+// This rank's CUDA device, NCCL or MPI communicators on it and what /system records; an NCCL
+// communicator gives up a wait after `wait_limit_s` (run.timeout_s).
+RunBackend cuda_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] const std::string& name,
+                        [[maybe_unused]] double wait_limit_s) {
   RunBackend b;
   b.device_kind = core::DeviceKind::cuda;
   b.name = name;
@@ -83,8 +85,8 @@ RunBackend cuda_backend([[maybe_unused]] MPI_Comm world, [[maybe_unused]] const 
   b.cuda_runtime = device::runtime_version();
   if (name == "nccl") {
     b.nccl_version = nccl::nccl_version();
-    b.make = [context](MPI_Comm comm) {
-      return std::make_unique<nccl::NcclCommunicator>(comm, *context);
+    b.make = [context, wait_limit_s](MPI_Comm comm) {
+      return std::make_unique<nccl::NcclCommunicator>(comm, *context, wait_limit_s);
     };
   } else {
     b.make = mpi::mpi_communicator_factory();
@@ -103,7 +105,7 @@ RunBackend choose_run_backend(const job::JobSpec& job, MPI_Comm world) {
     job::check_precision_on_devices(precision, kind, ranks);
   const std::string name = core::choose_backend(job.comm.backend, kind, kCudaBuilt);
   require_device_communicator(job, kind, name);
-  if (kind == core::DeviceKind::cuda) return cuda_backend(world, name);
+  if (kind == core::DeviceKind::cuda) return cuda_backend(world, name, job.run.timeout_s);
   RunBackend b;
   b.name = name;
   b.make = mpi::mpi_communicator_factory();

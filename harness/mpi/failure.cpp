@@ -3,10 +3,13 @@
 #include <cctype>
 #include <new>
 
+#include "harness/core/wait_timed_out.hpp"
+
 namespace scaletune::mpi {
 
 results::Status classify_failure(const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) != nullptr) return results::Status::oom;
+  if (dynamic_cast<const core::WaitTimedOut*>(&e) != nullptr) return results::Status::timeout;
   const std::string what = e.what();
   if (what.find("Kokkos failed to allocate memory") != std::string::npos)
     return results::Status::oom;

@@ -9,7 +9,8 @@
 namespace scaletune::mpi {
 
 /// oom for std::bad_alloc and for Kokkos' allocation failure (Kokkos 3.x rethrows it as a
-/// std::runtime_error whose text starts "Kokkos failed to allocate memory"); error otherwise.
+/// std::runtime_error whose text starts "Kokkos failed to allocate memory"); timeout for
+/// core::WaitTimedOut (a wait for a stopped peer given up); error otherwise.
 results::Status classify_failure(const std::exception& e);
 
 /// `text` on one line: newlines and runs of white space become one space, Kokkos' trailing

@@ -28,7 +28,7 @@ struct Outcome {
 };
 
 /// Runs `fn`, turning an exception into the outcome: core::FatalDeviceError is fail_device,
-/// out of memory is oom (classify_failure), anything else error.
+/// out of memory is oom and a given-up wait timeout (classify_failure), anything else error.
 template <typename Fn>
 void guarded(Outcome& out, Fn&& fn) {
   try {

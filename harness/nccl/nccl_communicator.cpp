@@ -58,24 +58,31 @@ void require_per_rank(std::span<const std::size_t> counts, int size, const char*
 
 }  // namespace
 
-NcclCommunicator::NcclCommunicator(MPI_Comm comm, device::CudaContext& context)
+NcclCommunicator::NcclCommunicator(MPI_Comm comm, device::CudaContext& context, double wait_limit_s)
     : m_host_comm(comm),
       m_context(&context),
       m_stream(make_stream(context.ordinal())),
       m_order(context.compute_stream(), m_stream.get()) {
+  if (!(wait_limit_s > 0))
+    throw std::invalid_argument("NcclCommunicator: wait_limit_s is " +
+                                std::to_string(wait_limit_s) + "; expected > 0 s");
+  m_watched.wait_limit_s = wait_limit_s;
   SCALETUNE_MPI_CHECK(MPI_Comm_rank(comm, &m_rank));
   SCALETUNE_MPI_CHECK(MPI_Comm_size(comm, &m_size));
   const ncclUniqueId id = shared_unique_id(comm, m_rank);
-  SCALETUNE_NCCL_CHECK(ncclCommInitRank(&m_comm, m_size, id, m_rank), nullptr);
+  SCALETUNE_NCCL_CHECK(ncclCommInitRank(&m_watched.comm, m_size, id, m_rank), nullptr);
   m_context->attach_stream(m_stream.get());
 }
 
 NcclCommunicator::~NcclCommunicator() {
-  ncclResult_t async = ncclSuccess;
-  const bool failed = ncclCommGetAsyncError(m_comm, &async) != ncclSuccess ||
-                      (async != ncclSuccess && async != ncclInProgress);
-  // A failed communicator may never finish its queued work: abort it (STYLE.md "Errors").
-  static_cast<void>(failed ? ncclCommAbort(m_comm) : ncclCommDestroy(m_comm));
+  // A failed communicator, or one whose peer never comes, may never finish its queued work:
+  // abort it rather than wait in ncclCommDestroy (STYLE.md "Errors").
+  try {
+    detail::wait_for_stream(m_stream.get(), m_watched);
+  } catch (const std::exception&) {
+    m_watched.abort();
+  }
+  if (m_watched.comm != nullptr) static_cast<void>(ncclCommDestroy(m_watched.comm));
   m_context->detach_stream(m_stream.get());
 }
 
@@ -88,11 +95,11 @@ void NcclCommunicator::ordered(Enqueue enqueue) {
 }
 
 std::unique_ptr<core::CommBuffer> NcclCommunicator::allocate(std::size_t bytes) {
-  return std::make_unique<detail::DeviceCommBuffer>(bytes, m_stream.get(), m_comm);
+  return std::make_unique<detail::DeviceCommBuffer>(bytes, m_stream.get(), m_watched);
 }
 
 std::unique_ptr<core::CommTimer> NcclCommunicator::timer() {
-  return std::make_unique<detail::EventTimer>(m_stream.get(), m_comm);
+  return std::make_unique<detail::EventTimer>(m_stream.get(), m_watched);
 }
 
 void NcclCommunicator::all_reduce(const void* send, void* recv, std::size_t count, core::DType type,
@@ -110,12 +117,12 @@ void NcclCommunicator::start_all_reduce(const void* send, void* recv, std::size_
 void NcclCommunicator::enqueue_all_reduce(const void* send, void* recv, std::size_t count,
                                           core::DType type, core::ReduceOp op) {
   SCALETUNE_NCCL_CHECK(ncclAllReduce(send, recv, count, detail::nccl_type(type),
-                                     detail::nccl_op(op), m_comm, m_stream.get()),
-                       m_comm);
+                                     detail::nccl_op(op), m_watched.comm, m_stream.get()),
+                       m_watched.comm);
 }
 
 bool NcclCommunicator::progress_started() {
-  return detail::stream_done(m_stream.get(), m_comm);
+  return detail::stream_done(m_stream.get(), m_watched);
 }
 
 void NcclCommunicator::wait_started() {
@@ -127,8 +134,8 @@ void NcclCommunicator::reduce_scatter(const void* send, void* recv, std::size_t 
                                       core::DType type, core::ReduceOp op) {
   ordered([&] {
     SCALETUNE_NCCL_CHECK(ncclReduceScatter(send, recv, recv_count, detail::nccl_type(type),
-                                           detail::nccl_op(op), m_comm, m_stream.get()),
-                         m_comm);
+                                           detail::nccl_op(op), m_watched.comm, m_stream.get()),
+                         m_watched.comm);
   });
 }
 
@@ -137,7 +144,7 @@ void NcclCommunicator::reduce_scatterv(const void* send, void* recv,
                                        core::ReduceOp op) {
   require_per_rank(counts, m_size, "reduce_scatterv counts");
   ordered([&] {
-    detail::NcclGroup group(m_comm);
+    detail::NcclGroup group(m_watched.comm);
     std::size_t offset = 0;
     for (int root = 0; root < m_size; ++root) {
       const std::size_t count = counts[static_cast<std::size_t>(root)];
@@ -145,8 +152,8 @@ void NcclCommunicator::reduce_scatterv(const void* send, void* recv,
         // NCCL writes recvbuff on the root only and ignores it on the other ranks.
         SCALETUNE_NCCL_CHECK(
             ncclReduce(advance(send, offset, type), recv, count, detail::nccl_type(type),
-                       detail::nccl_op(op), root, m_comm, m_stream.get()),
-            m_comm);
+                       detail::nccl_op(op), root, m_watched.comm, m_stream.get()),
+            m_watched.comm);
       }
       offset += count;
     }
@@ -157,9 +164,9 @@ void NcclCommunicator::reduce_scatterv(const void* send, void* recv,
 void NcclCommunicator::all_gather(const void* send, void* recv, std::size_t send_count,
                                   core::DType type) {
   ordered([&] {
-    SCALETUNE_NCCL_CHECK(
-        ncclAllGather(send, recv, send_count, detail::nccl_type(type), m_comm, m_stream.get()),
-        m_comm);
+    SCALETUNE_NCCL_CHECK(ncclAllGather(send, recv, send_count, detail::nccl_type(type),
+                                       m_watched.comm, m_stream.get()),
+                         m_watched.comm);
   });
 }
 
@@ -167,7 +174,7 @@ void NcclCommunicator::all_gatherv(const void* send, void* recv,
                                    std::span<const std::size_t> counts, core::DType type) {
   require_per_rank(counts, m_size, "all_gatherv counts");
   ordered([&] {
-    detail::NcclGroup group(m_comm);
+    detail::NcclGroup group(m_watched.comm);
     std::size_t offset = 0;
     for (int root = 0; root < m_size; ++root) {
       const std::size_t count = counts[static_cast<std::size_t>(root)];
@@ -175,8 +182,8 @@ void NcclCommunicator::all_gatherv(const void* send, void* recv,
       const void* source = root == m_rank ? send : block;  // only the root's source is read
       if (count > 0) {
         SCALETUNE_NCCL_CHECK(ncclBroadcast(source, block, count, detail::nccl_type(type), root,
-                                           m_comm, m_stream.get()),
-                             m_comm);
+                                           m_watched.comm, m_stream.get()),
+                             m_watched.comm);
       }
       offset += count;
     }
@@ -197,20 +204,20 @@ void NcclCommunicator::all_to_allv(const void* send, std::span<const std::size_t
   require_per_rank(recv_counts, m_size, "all_to_allv recv_counts");
   const ncclDataType_t nccl_type = detail::nccl_type(type);
   ordered([&] {
-    detail::NcclGroup group(m_comm);
+    detail::NcclGroup group(m_watched.comm);
     std::size_t send_offset = 0, recv_offset = 0;
     for (int peer = 0; peer < m_size; ++peer) {
       const std::size_t to_peer = send_counts[static_cast<std::size_t>(peer)];
       const std::size_t from_peer = recv_counts[static_cast<std::size_t>(peer)];
       if (to_peer > 0) {
         SCALETUNE_NCCL_CHECK(ncclSend(advance(send, send_offset, type), to_peer, nccl_type, peer,
-                                      m_comm, m_stream.get()),
-                             m_comm);
+                                      m_watched.comm, m_stream.get()),
+                             m_watched.comm);
       }
       if (from_peer > 0) {
         SCALETUNE_NCCL_CHECK(ncclRecv(advance(recv, recv_offset, type), from_peer, nccl_type, peer,
-                                      m_comm, m_stream.get()),
-                             m_comm);
+                                      m_watched.comm, m_stream.get()),
+                             m_watched.comm);
       }
       send_offset += to_peer;
       recv_offset += from_peer;
@@ -222,9 +229,9 @@ void NcclCommunicator::all_to_allv(const void* send, std::span<const std::size_t
 void NcclCommunicator::broadcast(const void* send, void* recv, std::size_t count, core::DType type,
                                  int root) {
   ordered([&] {
-    SCALETUNE_NCCL_CHECK(
-        ncclBroadcast(send, recv, count, detail::nccl_type(type), root, m_comm, m_stream.get()),
-        m_comm);
+    SCALETUNE_NCCL_CHECK(ncclBroadcast(send, recv, count, detail::nccl_type(type), root,
+                                       m_watched.comm, m_stream.get()),
+                         m_watched.comm);
   });
 }
 
@@ -234,7 +241,7 @@ void NcclCommunicator::barrier() {
 }
 
 void NcclCommunicator::synchronize() {
-  detail::wait_for_stream(m_stream.get(), m_comm);
+  detail::wait_for_stream(m_stream.get(), m_watched);
 }
 
 }  // namespace scaletune::nccl

@@ -16,6 +16,7 @@
 #include "harness/device/cuda_context.hpp"
 #include "harness/device/detail/unique_handle.hpp"
 #include "harness/nccl/detail/stream_order.hpp"
+#include "harness/nccl/detail/stream_wait.hpp"
 
 namespace scaletune::nccl {
 
@@ -33,12 +34,15 @@ class NcclCommunicator final : public core::Communicator {
   /// context's device current (cudaSetDevice), creates a non-blocking stream and attaches it to
   /// `context` (so context.fence() waits for it too), creates the two ordering events, and
   /// builds the NCCL communicator (rank 0's ncclGetUniqueId broadcast over `comm`,
-  /// ncclCommInitRank). `context` must outlive this object. Throws CudaError, NcclError or
-  /// mpi::MpiError when a call fails.
-  NcclCommunicator(MPI_Comm comm, device::CudaContext& context);
-  /// ncclCommDestroy (waits for queued work), or ncclCommAbort when the communicator reports
-  /// an asynchronous error; then detaches the stream from the context and destroys it. Never
-  /// throws.
+  /// ncclCommInitRank). `context` must outlive this object. `wait_limit_s` (> 0, s; a sweep
+  /// gives run.timeout_s): how long one wait for this communicator's work may last before the
+  /// communicator is aborted (synchronize). Throws CudaError, NcclError or mpi::MpiError when a
+  /// call fails, std::invalid_argument when wait_limit_s is not > 0.
+  NcclCommunicator(MPI_Comm comm, device::CudaContext& context, double wait_limit_s);
+  /// Waits for queued work (at most the wait limit), then ncclCommDestroy; ncclCommAbort
+  /// instead when the communicator reports an asynchronous error, its work does not finish in
+  /// time, or it was aborted already. Then detaches the stream from the context and destroys
+  /// it. Never throws.
   ~NcclCommunicator() override;
   NcclCommunicator(const NcclCommunicator&) = delete;
   NcclCommunicator& operator=(const NcclCommunicator&) = delete;
@@ -96,7 +100,10 @@ class NcclCommunicator final : public core::Communicator {
   /// before any rank returns.
   void barrier() override;
   /// Waits for this rank's stream, polling the communicator's asynchronous error meanwhile
-  /// (throws NcclError when one appears rather than waiting forever for a failed peer).
+  /// (throws NcclError when one appears rather than waiting forever for a failed peer). A wait
+  /// longer than the wait limit (a peer stopped or gone) aborts the communicator
+  /// (ncclCommAbort, which ends its kernels on the device, so the device stays usable) and
+  /// throws core::WaitTimedOut; every later call then throws NcclError.
   void synchronize() override;
 
  private:
@@ -116,8 +123,8 @@ class NcclCommunicator final : public core::Communicator {
   int m_size = 1;
   Stream m_stream;
   detail::StreamOrder m_order;
-  bool m_started = false;  ///< start_all_reduce queued work since the last wait_started()
-  ncclComm_t m_comm = nullptr;
+  bool m_started = false;         ///< start_all_reduce queued work since the last wait_started()
+  detail::WatchedComm m_watched;  ///< the NCCL communicator and the waits' limit
 };
 
 }  // namespace scaletune::nccl

@@ -40,6 +40,8 @@ namespace {
 using core::DType;
 using core::ReduceOp;
 
+constexpr double kWaitLimitS = 120;  // one wait; a healthy test never comes near it
+
 constexpr DType kAllTypes[] = {DType::fp32, DType::fp64,  DType::fp16,
                                DType::bf16, DType::int32, DType::int64};
 
@@ -245,7 +247,7 @@ class WithNccl : public ::testing::Test {
     if (devices == 0 || devices < world) return;  // the same on every rank of one node
     s_context = std::make_unique<device::CudaContext>(
         mpi::device_for_rank(mpi::local_rank(MPI_COMM_WORLD), devices));
-    s_comm = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, *s_context);
+    s_comm = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, *s_context, kWaitLimitS);
   }
   static void TearDownTestSuite() {
     s_comm.reset();
@@ -561,7 +563,7 @@ TEST_F(WithNccl, TimerGivesOneIntervalPerPairOfMarksThenForgets) {
 }
 
 TEST_F(WithNccl, SubCommunicatorOfOneRankReducesAlone) {
-  NcclCommunicator self(MPI_COMM_SELF, context());
+  NcclCommunicator self(MPI_COMM_SELF, context(), kWaitLimitS);
   EXPECT_EQ(self.rank(), 0);
   EXPECT_EQ(self.size(), 1);
   const std::vector<double> values = reduce_inputs(rank(), 64);

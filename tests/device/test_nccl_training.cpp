@@ -28,6 +28,8 @@
 namespace scaletune::nccl {
 namespace {
 
+constexpr double kWaitLimitS = 120;  // one wait; a healthy test never comes near it
+
 /// A small DLRM on the world's ranks, global batch 48, every built-in plan.
 std::string dlrm_job(int ranks) {
   std::string text = R"([job]
@@ -99,7 +101,7 @@ class NcclTraining : public ::testing::Test {
     if (devices == 0 || devices < s_world) return;  // the same on every rank of one node
     s_context = std::make_unique<device::CudaContext>(
         mpi::device_for_rank(mpi::local_rank(MPI_COMM_WORLD), devices));
-    s_nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, *s_context);
+    s_nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, *s_context, kWaitLimitS);
   }
   static void TearDownTestSuite() {
     s_nccl.reset();

@@ -8,8 +8,8 @@
 
 namespace scaletune::nccl::detail {
 
-DeviceCommBuffer::DeviceCommBuffer(std::size_t bytes, cudaStream_t stream, ncclComm_t comm)
-    : m_memory(bytes), m_stream(stream), m_comm(comm) {}
+DeviceCommBuffer::DeviceCommBuffer(std::size_t bytes, cudaStream_t stream, WatchedComm& comm)
+    : m_memory(bytes), m_stream(stream), m_comm(&comm) {}
 
 void DeviceCommBuffer::upload(std::span<const std::byte> host) {
   copy(m_memory.data(), host.data(), host.size(), cudaMemcpyHostToDevice,
@@ -30,7 +30,7 @@ void DeviceCommBuffer::copy(void* dst, const void* src, std::size_t bytes, cudaM
   }
   if (bytes == 0) return;
   SCALETUNE_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, m_stream));
-  wait_for_stream(m_stream, m_comm);
+  wait_for_stream(m_stream, *m_comm);
 }
 
 }  // namespace scaletune::nccl::detail

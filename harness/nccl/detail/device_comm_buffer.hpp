@@ -10,6 +10,7 @@
 
 #include "harness/core/communicator.hpp"
 #include "harness/device/device_buffer.hpp"
+#include "harness/nccl/detail/stream_wait.hpp"
 
 namespace scaletune::nccl::detail {
 
@@ -18,11 +19,12 @@ namespace scaletune::nccl::detail {
 class DeviceCommBuffer final : public core::CommBuffer {
  public:
   /// Throws DeviceOutOfMemory (std::bad_alloc) when the device is full.
-  DeviceCommBuffer(std::size_t bytes, cudaStream_t stream, ncclComm_t comm);
+  DeviceCommBuffer(std::size_t bytes, cudaStream_t stream, WatchedComm& comm);
 
   void* data() override { return m_memory.data(); }
   std::size_t bytes() const override { return m_memory.size(); }
-  /// Waits for the stream's earlier work, then copies; throws std::invalid_argument when
+  /// Waits for the stream's earlier work, then copies (wait_for_stream: core::WaitTimedOut past
+  /// the communicator's wait limit); throws std::invalid_argument when
   /// host.size() > bytes().
   void upload(std::span<const std::byte> host) override;
   /// Waits for the stream's earlier work, then copies; throws std::invalid_argument when
@@ -36,7 +38,7 @@ class DeviceCommBuffer final : public core::CommBuffer {
 
   device::DeviceBuffer<std::byte> m_memory;
   cudaStream_t m_stream;
-  ncclComm_t m_comm;
+  WatchedComm* m_comm;
 };
 
 }  // namespace scaletune::nccl::detail

@@ -20,7 +20,7 @@ void EventTimer::mark() {
 std::vector<double> EventTimer::intervals() {
   const std::size_t marks = std::exchange(m_marks, 0);
   if (marks == 0) return {};
-  wait_for_event(m_events[marks - 1].get(), m_comm);
+  wait_for_event(m_events[marks - 1].get(), *m_comm);
   std::vector<double> elapsed_s(marks - 1);
   for (std::size_t i = 1; i < marks; ++i) {
     float elapsed_ms = 0.0f;

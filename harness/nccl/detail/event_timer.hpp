@@ -10,6 +10,7 @@
 
 #include "harness/core/communicator.hpp"
 #include "harness/device/detail/unique_handle.hpp"
+#include "harness/nccl/detail/stream_wait.hpp"
 
 namespace scaletune::nccl::detail {
 
@@ -18,19 +19,20 @@ namespace scaletune::nccl::detail {
 /// communicator whose `stream` and `comm` it uses.
 class EventTimer final : public core::CommTimer {
  public:
-  EventTimer(cudaStream_t stream, ncclComm_t comm) : m_stream(stream), m_comm(comm) {}
+  EventTimer(cudaStream_t stream, WatchedComm& comm) : m_stream(stream), m_comm(&comm) {}
 
   /// Records an event on the stream (no wait). Throws CudaError.
   void mark() override;
   /// Waits for the last event (polling the communicator's asynchronous error) and returns
-  /// cudaEventElapsedTime between consecutive marks, s. Throws CudaError, NcclError.
+  /// cudaEventElapsedTime between consecutive marks, s. Throws CudaError, NcclError, and
+  /// core::WaitTimedOut past the communicator's wait limit (wait_for_event).
   std::vector<double> intervals() override;
 
  private:
   using Event = device::detail::UniqueHandle<cudaEvent_t, &cudaEventDestroy>;
 
   cudaStream_t m_stream;
-  ncclComm_t m_comm;
+  WatchedComm* m_comm;
   std::vector<Event> m_events;  ///< the first m_marks hold the marks since the last intervals()
   std::size_t m_marks = 0;
 };
