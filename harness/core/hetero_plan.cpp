@@ -15,6 +15,8 @@ namespace scaletune::core {
 
 namespace {
 
+constexpr double kTieTolerance = 1e-9;  // relative: step times closer than this are equal
+
 void require(bool ok, const std::string& message) {
   if (!ok) throw std::invalid_argument("heterogeneous plan: " + message);
 }
@@ -409,7 +411,10 @@ HeteroPlan plan_heterogeneous_lockstep(const std::vector<RankProfile>& profiles,
   for (int g = 1; g * ranks <= global_batch; ++g) {
     if (global_batch % g != 0) continue;
     auto found = solve(tables, global_batch, g);
-    if (found && (!best || found->second < best->second)) best = std::move(found);
+    // A larger G must be better by more than rounding: at constant speed every G takes the
+    // same time, up to the last bits of G x t(m), and the smaller G has the larger micro-batches.
+    if (found && (!best || found->second < best->second * (1 - kTieTolerance)))
+      best = std::move(found);
   }
   if (!best) {
     HeteroPlan plan = plan_heterogeneous(profiles, model, global_batch);

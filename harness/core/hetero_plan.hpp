@@ -13,11 +13,14 @@ namespace scaletune::core {
 
 /// One rank's measured speed and memory. `micro_batches` (samples, strictly increasing, >= 1)
 /// and `time_s` (seconds of one micro-batch, forward + backward, > 0) have equal length >= 1.
-/// `capacity_bytes` is the memory the rank may use (> 0).
+/// `capacity_bytes` is the memory the rank may use (> 0). `spread` is the noise of the timings:
+/// for each size the relative spread of its repeated calls, (p75 - p25) / median; empty when
+/// not measured (the planner then takes the timings as exact).
 struct RankProfile {
   std::vector<int> micro_batches;
   std::vector<double> time_s;
   std::int64_t capacity_bytes = 0;
+  std::vector<double> spread;
 };
 
 /// Bytes one rank holds: state_bytes * s_i (parameters, gradients and optimizer state, sharded

@@ -17,6 +17,7 @@ RankContext rank_context(const job::JobSpec& job, const job::Config& config, Com
   ctx.bucket_bytes = job.comm.bucket_mib * (1 << 20);
   ctx.overlap = job.comm.overlap;
   ctx.seed = job.run.seed;
+  ctx.warmup = job.run.warmup;
   return ctx;
 }
 

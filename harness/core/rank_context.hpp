@@ -11,8 +11,9 @@ namespace scaletune::core {
 
 /// Rank comm.rank() of `config`: its batch and first sample (0 and 0 when the split is left to
 /// the workload: batch_split proportional/auto), the global batch, the job's bucket size,
-/// overlap and seed; comm as the group. No memory budget and no device (the caller's: 0 and
-/// null). Throws std::out_of_range when the split has fewer entries than comm's rank needs.
+/// overlap, seed and warm-up iterations; comm as the group. No memory budget and no device (the
+/// caller's: 0 and null). Throws std::out_of_range when the split has fewer entries than comm's
+/// rank needs.
 RankContext rank_context(const job::JobSpec& job, const job::Config& config, Communicator& comm);
 
 /// The memory [devices] memory_gib gives world rank `world_rank`, bytes (GiB = 2^30 bytes): its

@@ -28,7 +28,8 @@ struct RankContext {
   double bucket_bytes = 25.0 * (1 << 20);  ///< gradient all-reduce bucket size, bytes
   /// All-reduce gradient buckets while backward runs (comm.overlap), as PyTorch DDP does
   bool overlap = true;
-  std::uint64_t seed = 1;                ///< seed for synthetic inputs and initial weights
+  std::uint64_t seed = 1;  ///< seed for synthetic inputs and initial weights
+  int warmup = 0;  ///< untimed iterations the harness runs before the timed ones (run.warmup)
   std::int64_t memory_budget_bytes = 0;  ///< most this rank may allocate, bytes; 0: no limit
   /// The device this rank computes on (outlives the workload); nullptr: the host
   Device* device = nullptr;

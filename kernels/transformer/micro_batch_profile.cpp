@@ -43,6 +43,11 @@ GptBuffers shared_buffers(const GptShape& shape, const ops::Tensor& params,
   return buffers;
 }
 
+/// (p75 - p25) / median of `times` (> 0).
+double relative_spread(const std::vector<double>& times) {
+  return (core::quantile(times, 0.75) - core::quantile(times, 0.25)) / core::median(times);
+}
+
 }  // namespace
 
 /// The profiler's ledger, the one-layer parameters (initialised, and their working copy) and
@@ -148,6 +153,7 @@ core::RankProfile MicroBatchProfiler::run(const std::vector<int>& sizes, int rep
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     profile.micro_batches.push_back(sizes[k]);
     profile.time_s.push_back(core::median(times[k]));
+    profile.spread.push_back(relative_spread(times[k]));
   }
   return profile;
 }

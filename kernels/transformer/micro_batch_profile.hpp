@@ -49,9 +49,10 @@ class MicroBatchProfiler {
   /// sizes.size() in all), starts after `before_each` (e.g. a
   /// barrier, so ranks that share a core run their calls at the same time and each sees its
   /// share of the core); the device is fenced before each clock read, so a call's time is its
-  /// work's, not its launches'; a size's time is the median of its calls.
-  /// Returns the sizes and times (s); capacity_bytes is left 0. Throws std::invalid_argument on
-  /// bad sizes or repeats.
+  /// work's, not its launches'; a size's time is the median of its calls, its spread
+  /// (p75 - p25) / median of them.
+  /// Returns the sizes, times (s) and spreads; capacity_bytes is left 0. Throws
+  /// std::invalid_argument on bad sizes or repeats.
   core::RankProfile run(const std::vector<int>& sizes, int repeats,
                         const std::function<void()>& before_each);
 

@@ -1,14 +1,18 @@
 #include "kernels/transformer/transformer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <variant>
 
 #include "harness/core/memory_budget.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "kernels/rank_backend.hpp"
+#include "kernels/transformer/compute_clock.hpp"
 #include "kernels/transformer/micro_batch_profile.hpp"
 
 namespace scaletune::kernels {
@@ -16,7 +20,31 @@ namespace scaletune::kernels {
 namespace {
 
 const TrainerPhases kPhases{};
-constexpr int kProfileRepeats = 5;  // timed calls per profiled micro-batch size
+constexpr int kProfileRepeats = 5;                     // timed calls per profiled micro-batch size
+constexpr std::uint64_t kNoCheck = ~std::uint64_t{0};  // a step index never reached
+
+// Whether two plans give every rank the same batch, micro-batch and shard.
+bool same_parts(const TransformerPlan& a, const TransformerPlan& b) {
+  if (a.sharding.stage != b.sharding.stage || a.ranks.size() != b.ranks.size()) return false;
+  for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+    const core::RankPlan &x = a.ranks[i], &y = b.ranks[i];
+    if (x.batch != y.batch || x.micro_batch != y.micro_batch ||
+        x.shard_fraction != y.shard_fraction)
+      return false;
+  }
+  return true;
+}
+
+// "r0 1.02, r1 1.31": each rank's measured / predicted seconds.
+std::string ratios_text(const std::vector<double>& measured, const std::vector<double>& predicted) {
+  std::string text;
+  for (std::size_t i = 0; i < measured.size(); ++i) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%sr%zu %.2f", i ? ", " : "", i, measured[i] / predicted[i]);
+    text += buf;
+  }
+  return text;
+}
 
 GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype, ops::BackendKind backend) {
   return {.layers = o.layers,
@@ -84,8 +112,8 @@ void agree_profiler_allocated(bool allocated, const GptShape& shape, const core:
   throw core::MemoryBudgetExceeded(message);
 }
 
-// Every rank's profile at micro-batches `sizes` (collective; the calls of all ranks start
-// together), each smoothed by affine_profile.
+// Every rank's profile at micro-batches `sizes` with its spreads (collective; the calls of all
+// ranks start together), each smoothed by affine_profile.
 std::vector<core::RankProfile> gathered_profiles(ops::Backend& backend, const GptShape& shape,
                                                  const std::vector<int>& sizes,
                                                  const core::RankContext& ctx) {
@@ -100,16 +128,20 @@ std::vector<core::RankProfile> gathered_profiles(ops::Backend& backend, const Gp
   } catch (const std::bad_alloc&) {
   }
   agree_profiler_allocated(profiler != nullptr, largest, ctx);
-  const std::vector<double> mine =
-      profiler->run(sizes, kProfileRepeats, [&] { ctx.comm->barrier(); }).time_s;
+  const core::RankProfile measured =
+      profiler->run(sizes, kProfileRepeats, [&] { ctx.comm->barrier(); });
+  std::vector<double> mine = measured.time_s;  // [times..., spreads...]
+  mine.insert(mine.end(), measured.spread.begin(), measured.spread.end());
   const auto ranks = static_cast<std::size_t>(ctx.comm->size());
-  std::vector<double> all(ranks * sizes.size());
-  ctx.comm->all_gather(mine.data(), all.data(), sizes.size(), core::DType::fp64);
+  const std::size_t n = sizes.size();
+  std::vector<double> all(ranks * 2 * n);
+  ctx.comm->all_gather(mine.data(), all.data(), 2 * n, core::DType::fp64);
   std::vector<core::RankProfile> profiles(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
+    const auto first = all.begin() + static_cast<long>(2 * r * n);
     profiles[r].micro_batches = sizes;
-    profiles[r].time_s.assign(all.begin() + static_cast<long>(r * sizes.size()),
-                              all.begin() + static_cast<long>((r + 1) * sizes.size()));
+    profiles[r].time_s.assign(first, first + static_cast<long>(n));
+    profiles[r].spread.assign(first + static_cast<long>(n), first + static_cast<long>(2 * n));
     profiles[r] = affine_profile(profiles[r]);
   }
   return profiles;
@@ -138,26 +170,101 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
     : m_options(options),
       m_backend(make_backend(ctx)),
       m_shape(
-          gpt_shape(options, activation_dtype(*m_backend, config.precision), m_backend->kind())) {
+          gpt_shape(options, activation_dtype(*m_backend, config.precision), m_backend->kind())),
+      m_comm(ctx.comm),
+      m_seed(ctx.seed),
+      m_exchange{ctx.memory_budget_bytes, ctx.bucket_bytes, ctx.overlap},
+      m_config_id(config.id),
+      m_check_step(kNoCheck) {
   GptModel::parameter_count(m_shape);  // checks the shape before any collective
-  const TransformerPlanRequest request = plan_request(*m_backend, m_shape, config, ctx);
-  if (!request.profiles.empty()) {
+  m_request = plan_request(*m_backend, m_shape, config, ctx);
+  if (!m_request.profiles.empty()) {
     GptShape profiled = m_shape;
-    profiled.max_micro_batch = request.profiles.front().micro_batches.back();
+    profiled.max_micro_batch = m_request.profiles.front().micro_batches.back();
     m_profile_bytes = MicroBatchProfiler::bytes(profiled);
+    if (ctx.warmup >= 2 && m_backend->kind() != ops::BackendKind::describe) m_check_step = 1;
   }
-  m_plan = plan_transformer(request);
+  m_plan = plan_transformer(m_request);
+  print_plan("plan");
+  if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
+  m_trainer = make_trainer();
+}
+
+std::unique_ptr<ZeroTrainer> Transformer::make_trainer() const {
+  const AdamOptions adam{.lr = static_cast<float>(m_options.learning_rate)};
+  return std::make_unique<ZeroTrainer>(*m_backend, m_shape, m_plan, m_comm->rank(), *m_comm, m_seed,
+                                       adam, m_exchange);
+}
+
+void Transformer::print_plan(const std::string& what) const {
   // A described step (trace, predict) is no run: its plan is in the description, not printed
   // once per described rank and thread.
-  if (ctx.comm->rank() == 0 && m_backend->kind() != ops::BackendKind::describe) {
-    std::printf("  %s plan: %s\n", config.id.c_str(), describe_plan(m_plan).c_str());
-    std::fflush(stdout);
+  if (m_comm->rank() != 0 || m_backend->kind() == ops::BackendKind::describe) return;
+  std::printf("  %s %s: %s\n", m_config_id.c_str(), what.c_str(), describe_plan(m_plan).c_str());
+  std::fflush(stdout);
+}
+
+Transformer::CheckedStep Transformer::checked_step(core::PhaseTimer& timer) {
+  double mine[2] = {0, 0};  // this rank's compute and step seconds
+  {
+    const ComputeClock clock(timer, {kPhases.fwd, kPhases.bwd});
+    const auto start = std::chrono::steady_clock::now();
+    m_trainer->step(timer, kPhases, m_iteration++);
+    mine[1] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    mine[0] = clock.busy_s();
   }
-  if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
-  const AdamOptions adam{.lr = static_cast<float>(options.learning_rate)};
-  const TrainerOptions exchange{ctx.memory_budget_bytes, ctx.bucket_bytes, ctx.overlap};
-  m_trainer = std::make_unique<ZeroTrainer>(*m_backend, m_shape, m_plan, ctx.comm->rank(),
-                                            *ctx.comm, ctx.seed, adam, exchange);
+  const auto ranks = static_cast<std::size_t>(m_comm->size());
+  std::vector<double> all(2 * ranks);
+  m_comm->all_gather(mine, all.data(), 2, core::DType::fp64);
+  CheckedStep checked;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    checked.compute_s.push_back(all[2 * r]);
+    checked.step_s = std::max(checked.step_s, all[2 * r + 1]);
+  }
+  return checked;
+}
+
+std::optional<TransformerPlan> Transformer::replanned(const CheckedStep& checked) const {
+  std::vector<double> predicted;
+  for (const core::RankPlan& r : m_plan.ranks) predicted.push_back(r.step_time_s);
+  const auto corrected = corrected_profiles(m_request.profiles, predicted, checked.compute_s);
+  if (!corrected) return std::nullopt;
+  TransformerPlanRequest request = m_request;
+  request.profiles = *corrected;
+  TransformerPlan plan = plan_transformer(request);
+  if (!plan.fits || same_parts(plan, m_plan)) return std::nullopt;
+  plan.why = "re-planned after the second warm-up step, whose forward + backward took " +
+             ratios_text(checked.compute_s, predicted) + " of the prediction: " + plan.why;
+  return plan;
+}
+
+void Transformer::switch_plan(TransformerPlan plan, core::PhaseTimer& timer) {
+  m_trainer.reset();  // its memory first
+  m_plan = std::move(plan);
+  m_trainer = make_trainer();
+  m_trainer->step(timer, kPhases, m_iteration++);  // its first, cold step: untimed
+}
+
+void Transformer::check_plan(core::PhaseTimer& timer) {
+  const CheckedStep first = checked_step(timer);
+  std::optional<TransformerPlan> second = replanned(first);
+  if (!second) return;
+  TransformerPlan kept = m_plan;
+  switch_plan(std::move(*second), timer);
+  const double second_s = checked_step(timer).step_s;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "; a step took %.3g s, the first plan's %.3g s", second_s,
+                first.step_s);
+  if (second_s <= first.step_s) {
+    m_plan.why += buf;
+    m_replanned = true;
+    print_plan("re-plan");
+    return;
+  }
+  switch_plan(std::move(kept), timer);
+  if (m_comm->rank() == 0 && m_backend->kind() != ops::BackendKind::describe)
+    std::printf("  %s kept its plan: the re-plan's step took %.3g s, the plan's %.3g s\n",
+                m_config_id.c_str(), second_s, first.step_s);
 }
 
 Transformer::~Transformer() = default;
@@ -167,7 +274,11 @@ std::vector<std::string> Transformer::phase_names() const {
 }
 
 void Transformer::step(core::PhaseTimer& timer) {
-  m_trainer->step(timer, kPhases, m_iteration++);
+  if (m_iteration != m_check_step) {
+    m_trainer->step(timer, kPhases, m_iteration++);
+    return;
+  }
+  check_plan(timer);
 }
 
 double Transformer::params() const {
@@ -202,7 +313,8 @@ std::vector<std::pair<std::string, double>> Transformer::attributes() const {
           {"learning_rate", m_options.learning_rate},
           {"rounds", m_plan.rounds},
           {"memory_estimate", static_cast<double>(largest)},
-          {"skipped_steps", static_cast<double>(m_trainer->skipped_steps())}};
+          {"skipped_steps", static_cast<double>(m_trainer->skipped_steps())},
+          {"replanned", m_replanned ? 1.0 : 0.0}};
 }
 
 std::vector<std::pair<std::string, std::string>> Transformer::text_attributes() const {

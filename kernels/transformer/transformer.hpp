@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,7 +54,15 @@ class Transformer final : public core::Workload {
   /// exposed after it), fp16's overflow flag on the sharded stages, and the loss; optimizer:
   /// Adam.
   std::vector<std::string> phase_names() const override;
-  /// One training step (ZeroTrainer::step). Collective over ctx.comm.
+  /// One training step (ZeroTrainer::step). Collective over ctx.comm. With a profiled split
+  /// and ctx.warmup >= 2, the second warm-up step checks the plan: every rank's forward +
+  /// backward seconds (ComputeClock) against the plan's prediction (corrected_profiles); when
+  /// they disagree beyond the profiles' spread, the configuration is planned once more on the
+  /// corrected profiles and, when that changes the plan, its trainer is made anew (initial
+  /// weights again) and, after an untimed step, one step of it is timed against the checked
+  /// step: the faster plan stays (back to the first, made anew, when the new one was slower).
+  /// Rank 0 prints the new plan, or that it kept the first. All of it is warm-up: up to four
+  /// more untimed steps than run.warmup.
   void step(core::PhaseTimer& timer) override;
   /// GptModel::parameter_count.
   double params() const override;
@@ -67,7 +76,8 @@ class Transformer final : public core::Workload {
   std::vector<int> per_rank_batch() const override;
   /// layers, hidden, heads, seq_len, vocab, ffn_mult, dropout, learning_rate, rounds (the most
   /// micro-batches of a rank), memory_estimate (the plan's largest rank need, bytes) and
-  /// skipped_steps (steps fp16 loss scaling skipped; 0 otherwise).
+  /// skipped_steps (steps fp16 loss scaling skipped; 0 otherwise), replanned (1 when the warm-up
+  /// check changed the plan, else 0).
   std::vector<std::pair<std::string, double>> attributes() const override;
   /// zero_stage (the stage used, e.g. "zero2:memory_proportional"; the swept state_sharding
   /// may be "auto") and plan (describe_plan).
@@ -81,6 +91,26 @@ class Transformer final : public core::Workload {
   const TransformerPlan& plan() const { return m_plan; }
 
  private:
+  /// This rank's trainer of m_plan.
+  std::unique_ptr<ZeroTrainer> make_trainer() const;
+  /// A step's seconds: every rank's forward + backward, and the slowest rank's whole step.
+  struct CheckedStep {
+    std::vector<double> compute_s;
+    double step_s = 0.0;
+  };
+  /// Runs a step and gathers its CheckedStep (collective).
+  CheckedStep checked_step(core::PhaseTimer& timer);
+  /// The plan on the profiles corrected by `checked`, when they disagreed beyond the spread and
+  /// that changes the plan.
+  std::optional<TransformerPlan> replanned(const CheckedStep& checked) const;
+  /// Frees the trainer, makes one of `plan` and runs its first (cold, untimed) step.
+  void switch_plan(TransformerPlan plan, core::PhaseTimer& timer);
+  /// The warm-up check (collective; step's doc): re-plans at most once, and keeps the new plan
+  /// only when its step is no slower than the first plan's.
+  void check_plan(core::PhaseTimer& timer);
+  /// Rank 0 prints "  <config id> <what>: <describe_plan>".
+  void print_plan(const std::string& what) const;
+
   job::TransformerOptions m_options;
   std::unique_ptr<ops::Backend> m_backend;
   GptShape m_shape;
@@ -88,6 +118,13 @@ class Transformer final : public core::Workload {
   std::unique_ptr<ZeroTrainer> m_trainer;
   std::int64_t m_profile_bytes = 0;
   std::uint64_t m_iteration = 0;
+  core::Communicator* m_comm;
+  std::uint64_t m_seed;
+  TrainerOptions m_exchange;
+  std::string m_config_id;
+  TransformerPlanRequest m_request;  ///< what m_plan was made from
+  std::uint64_t m_check_step;        ///< the step that checks the plan; none: past every step
+  bool m_replanned = false;
 };
 
 /// Adds kind "transformer" to `registry` (kernels::register_workloads calls it).

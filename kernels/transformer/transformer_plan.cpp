@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "harness/core/memory_budget.hpp"
+#include "harness/job/batch_split.hpp"
 #include "kernels/transformer/state_layout.hpp"
 
 namespace scaletune::kernels {
@@ -126,13 +128,13 @@ TransformerPlan plan_fixed_split(const TransformerPlanRequest& request,
 
 // Time of m samples at a constant `speed` (samples/s): what "proportional" plans with.
 core::RankProfile linear_profile(double speed, int largest) {
-  return {{1, std::max(2, largest)}, {1.0 / speed, std::max(2, largest) / speed}, 0};
+  return {{1, std::max(2, largest)}, {1.0 / speed, std::max(2, largest) / speed}, 0, {}};
 }
 
 // The planner on the profiles ("auto") or on constant speeds ("proportional": batches in
 // proportion to samples/s); zero2 and zero3 get the same accumulation on every rank.
-TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
-                                    const core::MemoryModel& model, ZeroStage stage) {
+TransformerPlan plan_by_speed(const TransformerPlanRequest& request, const core::MemoryModel& model,
+                              ZeroStage stage) {
   std::vector<core::RankProfile> profiles = request.profiles;
   const std::vector<double> speed = profiled_speeds(request.profiles);
   if (!request.auto_split)
@@ -146,13 +148,41 @@ TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
                : core::plan_heterogeneous(profiles, model, request.global_batch);
   TransformerPlan plan;
   plan.ranks = hetero.ranks;
+  plan.why = request.auto_split
+                 ? "batch, micro-batches and shards chosen for the least step time"
+                 : "batch split in proportion to measured samples/s (" + speeds_text(speed) + ")";
+  return plan;
+}
+
+// The even split, each micro-batch the largest divisor of the rank's batch that fits: what a
+// profiled split plans when the measured speeds cannot be told apart.
+TransformerPlan plan_as_even(const TransformerPlanRequest& request, const core::MemoryModel& model,
+                             const SpeedContrast& contrast) {
+  TransformerPlanRequest even = request;
+  even.per_rank_batch =
+      job::even_split(request.global_batch, static_cast<int>(request.capacity_bytes.size()));
+  TransformerPlan plan = plan_fixed_split(even, model);
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "the ranks' measured speeds (%s samples/s) differ by %.1f%%, within their "
+                "profiles' spread of %.1f%%: planned as even",
+                speeds_text(profiled_speeds(request.profiles)).c_str(), 100 * contrast.difference,
+                100 * contrast.spread);
+  plan.why = buf;
+  return plan;
+}
+
+// plan_by_speed, or the even split when the speeds cannot be told apart. Each rank's
+// step_time_s is predicted from its profile.
+TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
+                                    const core::MemoryModel& model, ZeroStage stage) {
+  const SpeedContrast contrast = speed_contrast(request.profiles);
+  TransformerPlan plan = contrast.distinguishable() ? plan_by_speed(request, model, stage)
+                                                    : plan_as_even(request, model, contrast);
   for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
     core::RankPlan& r = plan.ranks[i];
     r.step_time_s = r.accumulation * core::micro_batch_time_s(request.profiles[i], r.micro_batch);
   }
-  plan.why = request.auto_split
-                 ? "batch, micro-batches and shards chosen for the least step time"
-                 : "batch split in proportion to measured samples/s (" + speeds_text(speed) + ")";
   return plan;
 }
 
@@ -255,6 +285,43 @@ TransformerPlan plan_transformer(const TransformerPlanRequest& request) {
   }
   plan.why = "auto: " + tried + "no stage fits";
   return plan;
+}
+
+SpeedContrast speed_contrast(const std::vector<core::RankProfile>& profiles) {
+  if (profiles.empty()) throw std::invalid_argument("speed_contrast: no profiles");
+  const std::vector<double> speed = profiled_speeds(profiles);
+  SpeedContrast contrast;
+  contrast.difference = *std::max_element(speed.begin(), speed.end()) /
+                            *std::min_element(speed.begin(), speed.end()) -
+                        1.0;
+  for (const core::RankProfile& p : profiles)
+    if (!p.spread.empty()) contrast.spread = std::max(contrast.spread, p.spread.back());
+  return contrast;
+}
+
+std::optional<std::vector<core::RankProfile>> corrected_profiles(
+    const std::vector<core::RankProfile>& profiles, const std::vector<double>& predicted_s,
+    const std::vector<double>& measured_s) {
+  const std::size_t n = profiles.size();
+  if (predicted_s.size() != n || measured_s.size() != n)
+    throw std::invalid_argument("corrected_profiles: " + std::to_string(n) + " profiles, " +
+                                std::to_string(predicted_s.size()) + " predictions and " +
+                                std::to_string(measured_s.size()) + " measurements");
+  std::vector<double> ratio(n);
+  double spread = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(predicted_s[i] > 0) || !(measured_s[i] > 0))
+      throw std::invalid_argument("corrected_profiles: rank " + std::to_string(i) +
+                                  " has a prediction or measurement <= 0 s");
+    ratio[i] = measured_s[i] / predicted_s[i];
+    for (const double s : profiles[i].spread) spread = std::max(spread, s);
+  }
+  const auto [low, high] = std::minmax_element(ratio.begin(), ratio.end());
+  if (*high / *low - 1.0 <= spread) return std::nullopt;
+  std::vector<core::RankProfile> corrected = profiles;
+  for (std::size_t i = 0; i < n; ++i)
+    for (double& t : corrected[i].time_s) t *= ratio[i];
+  return corrected;
 }
 
 std::string describe_plan(const TransformerPlan& plan) {

@@ -6,6 +6,7 @@
 // every rank computes the same plan from the same inputs.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,7 @@ struct TransformerPlanRequest {
   std::vector<core::RankProfile> profiles;
 };
 
-/// A plan: the stage, each rank's part (step_time_s from the profile, 0 without one;
+/// A plan: the stage, each rank's part (step_time_s predicted from the profile, 0 without one;
 /// memory_bytes = memory[i].total()), the exact memory of each rank, rounds = max g_i (the
 /// collective rounds of zero2 and zero3), whether every rank fits, and why it was chosen (or, when
 /// it does not fit, "the plan does not fit rank R: it needs X (breakdown), more than its Y: short
@@ -46,7 +47,9 @@ struct TransformerPlan {
 /// The plan of `request`. Even and explicit splits keep the given per_rank_batch, each
 /// micro-batch the largest divisor of its batch that fits, shrunk one rank at a time (the rank
 /// whose activations take the largest share of its capacity) until every rank fits or all are at
-/// their smallest. "auto": plan_heterogeneous on the profiles; "proportional": the same on each
+/// their smallest. When the profiles' speeds cannot be told apart (speed_contrast), "auto" and
+/// "proportional" plan the even split that way, and `why` says so. "auto": plan_heterogeneous on
+/// the profiles; "proportional": the same on each
 /// rank's constant samples/s at its largest profiled micro-batch (batches in proportion to speed,
 /// micro-batches free to fit); for zero2 and zero3, whose gradient exchange runs in lockstep
 /// rounds, plan_heterogeneous_lockstep (the same number of micro-batches on every rank). Shards:
@@ -56,6 +59,31 @@ struct TransformerPlan {
 /// from the exact memory. Throws std::invalid_argument when lengths disagree with the rank count
 /// or a needed profile is missing.
 TransformerPlan plan_transformer(const TransformerPlanRequest& request);
+
+/// How far apart the ranks' measured speeds are, against the noise of their profiles.
+struct SpeedContrast {
+  /// fastest / slowest samples/s at the largest profiled micro-batch, minus 1
+  double difference = 0.0;
+  /// the largest relative spread of the timings at that micro-batch over ranks (0 unmeasured)
+  double spread = 0.0;
+  /// Whether the speeds differ by more than the noise of measuring them.
+  bool distinguishable() const { return difference > spread; }
+};
+
+/// The contrast of `profiles` (each well-formed, see core::RankProfile). Throws
+/// std::invalid_argument when there are none.
+SpeedContrast speed_contrast(const std::vector<core::RankProfile>& profiles);
+
+/// The check of a profiled plan against its first steps: ratio_i = measured_s[i] /
+/// predicted_s[i] (rank i's forward + backward seconds in a step, measured and as its plan
+/// predicted from its profile). When the ratios differ by more than the profiles' noise (largest
+/// / smallest - 1 above the largest spread of any rank and size), the profiles with each rank's
+/// times multiplied by its ratio (so they predict what was measured), to plan again with;
+/// nullopt when they agree (a factor common to all ranks changes no plan). Throws
+/// std::invalid_argument when the lengths differ or a time is not > 0.
+std::optional<std::vector<core::RankProfile>> corrected_profiles(
+    const std::vector<core::RankProfile>& profiles, const std::vector<double>& predicted_s,
+    const std::vector<double>& measured_s);
 
 /// One line: "zero2:memory_proportional; r0 b=16 m=8 g=2 s=0.500 2.1 GiB; r1 ...; <why>".
 std::string describe_plan(const TransformerPlan& plan);

@@ -23,8 +23,8 @@ namespace {
 constexpr double kGB = 1e9;
 
 core::RankProfile profile(std::vector<int> sizes, std::vector<double> times, double capacity_gb) {
-  return core::RankProfile{std::move(sizes), std::move(times),
-                           static_cast<std::int64_t>(capacity_gb * kGB)};
+  return core::RankProfile{
+      std::move(sizes), std::move(times), static_cast<std::int64_t>(capacity_gb * kGB), {}};
 }
 
 core::MemoryModel model_gb(double state, double replicated, double activation) {
@@ -133,6 +133,24 @@ core::RankProfile random_profile(std::mt19937& rng) {
   const double t3 = t1 + step(rng);
   const double t6 = t3 + step(rng);
   return profile({1, 3, 6}, {t1, t3, t6}, capacity_gb(rng));
+}
+
+// At constant speed (time proportional to the micro-batch) the numbers of micro-batches G that
+// give the same split take the same time, up to rounding in the last bits of G x t(m): the plan
+// must take the smallest such G, the largest micro-batches, not whichever G rounding favours.
+// Here rank 2 holds at most 4 samples, so 8 samples each run as G = 2, 4 or 8 (these speeds,
+// found by a search, made rounding pick G = 4).
+TEST(HeteroPlanLockstep, AtConstantSpeedTakesTheFewestMicroBatches) {
+  std::vector<core::RankProfile> profiles;
+  for (const double speed : {54.258547276878133, 43.812312467585457, 45.730520280122334})
+    profiles.push_back(profile({1, 24}, {1 / speed, 24 / speed}, 100));
+  profiles[2].capacity_bytes = static_cast<std::int64_t>(4.5 * kGB);
+  const core::HeteroPlan plan = core::plan_heterogeneous_lockstep(profiles, model_gb(0, 0, 1), 24);
+  ASSERT_TRUE(plan.fits) << plan.why;
+  for (const core::RankPlan& r : plan.ranks) {
+    EXPECT_EQ(r.batch, 8) << plan.why;
+    EXPECT_EQ(r.accumulation, 2) << plan.why;
+  }
 }
 
 }  // namespace

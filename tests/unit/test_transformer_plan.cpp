@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,7 +44,15 @@ TransformerPlanRequest request(std::vector<int> batches, std::vector<std::int64_
 /// Time of one micro-batch of m samples proportional to m: `per_sample_s` seconds each,
 /// measured at 1, 2, 4 and 8 samples.
 core::RankProfile linear_profile(double per_sample_s) {
-  return {{1, 2, 4, 8}, {per_sample_s, 2 * per_sample_s, 4 * per_sample_s, 8 * per_sample_s}, 0};
+  return {
+      {1, 2, 4, 8}, {per_sample_s, 2 * per_sample_s, 4 * per_sample_s, 8 * per_sample_s}, 0, {}};
+}
+
+/// linear_profile with every size's timings spread by `spread` ((p75 - p25) / median).
+core::RankProfile noisy_profile(double per_sample_s, double spread) {
+  core::RankProfile p = linear_profile(per_sample_s);
+  p.spread.assign(p.time_s.size(), spread);
+  return p;
 }
 
 double model_bytes(const core::MemoryModel& model, double fraction, int micro_batch) {
@@ -296,9 +305,9 @@ TEST(TransformerPlan, ProportionalSplitFollowsSamplesPerSecondAtTheLargestMicroB
   TransformerPlanRequest r = request({}, {0, 0, 0}, "zero2");
   r.global_batch = 15;
   // 4 samples in 0.2, 0.5 and 1.0 s: 20, 8 and 4 samples/s (the smaller sizes do not count).
-  r.profiles = {{{1, 2, 4}, {0.05, 0.1, 0.2}, 0},
-                {{1, 2, 4}, {0.1, 0.25, 0.5}, 0},
-                {{1, 2, 4}, {0.3, 0.6, 1.0}, 0}};
+  r.profiles = {{{1, 2, 4}, {0.05, 0.1, 0.2}, 0, {}},
+                {{1, 2, 4}, {0.1, 0.25, 0.5}, 0, {}},
+                {{1, 2, 4}, {0.3, 0.6, 1.0}, 0, {}}};
   const TransformerPlan plan = plan_transformer(r);
   SCOPED_TRACE(describe_plan(plan));
   const std::vector<int> expected = largest_remainder(15, {20.0, 8.0, 4.0});
@@ -314,6 +323,89 @@ TEST(TransformerPlan, ProportionalSplitFollowsSamplesPerSecondAtTheLargestMicroB
   EXPECT_NEAR(plan.ranks[2].step_time_s, 0.6, 1e-12);
   EXPECT_TRUE(contains(plan.why, "samples/s (r0 20, r1 8, r2 4)")) << plan.why;
   EXPECT_TRUE(plan.fits);
+}
+
+TEST(SpeedContrast, IsTheFastestOverTheSlowestAgainstTheLargestSpread) {
+  // 8 samples in 0.4, 0.5 and 0.44 s: 20, 16 and 18.18 samples/s.
+  const SpeedContrast c = speed_contrast(
+      {noisy_profile(0.05, 0.02), noisy_profile(0.0625, 0.1), noisy_profile(0.055, 0.04)});
+  EXPECT_NEAR(c.difference, 20.0 / 16.0 - 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(c.spread, 0.1);
+  EXPECT_TRUE(c.distinguishable());
+  EXPECT_FALSE(
+      speed_contrast({noisy_profile(0.05, 0.3), noisy_profile(0.0625, 0.0)}).distinguishable());
+  EXPECT_THROW(speed_contrast({}), std::invalid_argument);
+}
+
+// Speeds 66.7% apart: planned by speed when the profiles' spread is 10%, as even when it is 80%
+// (the planner cannot tell the ranks apart), for auto and proportional, replicated and zero3.
+TEST(TransformerPlan, SpeedsWithinTheProfilesSpreadArePlannedAsEven) {
+  for (const char* sharding : {"replicated", "zero3"}) {
+    for (const bool auto_split : {true, false}) {
+      SCOPED_TRACE(std::string(sharding) + (auto_split ? " auto" : " proportional"));
+      TransformerPlanRequest r = request({}, {0, 0, 0}, sharding);
+      r.global_batch = 24;
+      r.auto_split = auto_split;
+      r.profiles = {noisy_profile(0.03, 0.1), noisy_profile(0.05, 0.1), noisy_profile(0.05, 0.1)};
+      const TransformerPlan by_speed = plan_transformer(r);
+      SCOPED_TRACE(describe_plan(by_speed));
+      EXPECT_GT(by_speed.ranks[0].batch, by_speed.ranks[1].batch);
+      for (core::RankProfile& p : r.profiles) p.spread.assign(p.time_s.size(), 0.8);
+      const TransformerPlan even = plan_transformer(r);
+      SCOPED_TRACE(describe_plan(even));
+      ASSERT_TRUE(even.fits);
+      for (const core::RankPlan& rank : even.ranks) EXPECT_EQ(rank.batch, 8);
+      EXPECT_TRUE(contains(even.why,
+                           "differ by 66.7%, within their profiles' spread of 80.0%: "
+                           "planned as even"))
+          << even.why;
+      // The prediction stays the profile's: 8 samples at 0.03 and 0.05 s each.
+      EXPECT_NEAR(even.ranks[0].step_time_s, 0.24, 1e-12);
+      EXPECT_NEAR(even.ranks[1].step_time_s, 0.4, 1e-12);
+    }
+  }
+}
+
+TEST(CorrectedProfiles, ACommonFactorOrADifferenceWithinTheSpreadChangesNothing) {
+  const std::vector<core::RankProfile> profiles = {noisy_profile(0.05, 0.05),
+                                                   noisy_profile(0.05, 0.02)};
+  // Every rank 1.5 times slower than profiled: the relative speeds hold.
+  EXPECT_EQ(corrected_profiles(profiles, {0.4, 0.4}, {0.6, 0.6}), std::nullopt);
+  // 4% apart, within the 5% spread.
+  EXPECT_EQ(corrected_profiles(profiles, {0.4, 0.4}, {0.4, 0.416}), std::nullopt);
+}
+
+TEST(CorrectedProfiles, ScalesEachRankByItsMeasuredOverPredictedTime) {
+  const std::vector<core::RankProfile> profiles = {noisy_profile(0.05, 0.05),
+                                                   noisy_profile(0.05, 0.05)};
+  // Rank 1 took twice its prediction, rank 0 as predicted: 100% apart.
+  const auto corrected = corrected_profiles(profiles, {0.4, 0.2}, {0.4, 0.4});
+  ASSERT_TRUE(corrected.has_value());
+  for (std::size_t k = 0; k < 4; ++k) {
+    EXPECT_DOUBLE_EQ((*corrected)[0].time_s[k], profiles[0].time_s[k]);
+    EXPECT_DOUBLE_EQ((*corrected)[1].time_s[k], 2 * profiles[1].time_s[k]);
+  }
+  EXPECT_EQ((*corrected)[1].micro_batches, profiles[1].micro_batches);
+  EXPECT_EQ((*corrected)[1].spread, profiles[1].spread);
+  // Planned on the corrected profiles, the rank that is really twice as fast gets twice the
+  // samples (the profiles said the two were equal).
+  TransformerPlanRequest r = request({}, {0, 0}, "replicated");
+  r.global_batch = 12;
+  r.auto_split = true;
+  r.profiles = profiles;
+  EXPECT_EQ(plan_transformer(r).ranks[0].batch, 6);
+  r.profiles = *corrected;
+  const TransformerPlan replanned = plan_transformer(r);
+  EXPECT_EQ(replanned.ranks[0].batch, 8) << describe_plan(replanned);
+  EXPECT_EQ(replanned.ranks[1].batch, 4);
+}
+
+TEST(CorrectedProfiles, RejectsWrongLengthsAndTimesThatAreNotPositive) {
+  const std::vector<core::RankProfile> profiles = {linear_profile(0.05), linear_profile(0.05)};
+  EXPECT_THROW(corrected_profiles(profiles, {0.4}, {0.4, 0.4}), std::invalid_argument);
+  EXPECT_THROW(corrected_profiles(profiles, {0.4, 0.4}, {0.4}), std::invalid_argument);
+  EXPECT_THROW(corrected_profiles(profiles, {0.4, 0.0}, {0.4, 0.4}), std::invalid_argument);
+  EXPECT_THROW(corrected_profiles(profiles, {0.4, 0.4}, {-1.0, 0.4}), std::invalid_argument);
 }
 
 TEST(TransformerPlan, RejectsWrongLengthsAndMissingProfiles) {
