@@ -110,6 +110,17 @@ void announce_failure(const RankTarget& target, const Outcome& out, int rank) {
   target.notices->announce("rank " + std::to_string(rank) + ": " + out.error);
 }
 
+// Runs one step (`step`, through guarded), notes its length for the failure watch's grace and
+// announces a failure.
+template <class Step>
+void run_step(const RankTarget& target, Outcome& out, int rank, Step&& step) {
+  const auto start = Clock::now();
+  guarded(out, std::forward<Step>(step));
+  if (target.notices != nullptr)
+    target.notices->note_step(std::chrono::duration<double>(Clock::now() - start).count());
+  announce_failure(target, out, rank);
+}
+
 // Warm-up and timed iterations; each iteration ends with the ranks agreeing on the status.
 // The phase timer's fence: the rank's communicator (whose wait gives up on a stopped peer),
 // then the device (every stream). A rank whose step threw announces it (announce_failure).
@@ -125,19 +136,17 @@ Timings iterate(core::Workload& workload, const RankTarget& target, const job::R
   timer.set_timeline(communicator.timeline.get());
   bool ok = true;
   for (int i = 0; i < run.warmup && ok; ++i) {
-    guarded(out, [&] { workload.step(timer); });
-    announce_failure(target, out, rank);
+    run_step(target, out, rank, [&] { workload.step(timer); });
     deadline.check(out);
     ok = all_ok(comm, out);
   }
   const auto loop_start = Clock::now();
   for (std::size_t i = 0; i < iterations && ok; ++i) {
-    guarded(out, [&] {
+    run_step(target, out, rank, [&] {
       timer.begin_iteration(i);
       workload.step(timer);
       timer.end_iteration();
     });
-    announce_failure(target, out, rank);
     deadline.check(out);
     ok = all_ok(comm, out);
   }

@@ -31,8 +31,13 @@ FailureNotices::~FailureNotices() {
 void FailureNotices::begin(int index) {
   m_tag = index % kTagSpan;
   m_announced = false;
+  m_longest_step_s = 0.0;
   const std::lock_guard lock(m_mutex);
   m_local.reset();
+}
+
+void FailureNotices::note_step(double seconds) {
+  if (seconds > m_longest_step_s) m_longest_step_s = seconds;  // only the main thread writes
 }
 
 void FailureNotices::announce(const std::string& message) {

@@ -38,6 +38,11 @@ class FailureNotices {
   /// to be received (MPI_Isend, the request freed; the text is kept until destruction). On rank 0
   /// the notice is kept locally. Throws MpiError.
   void announce(const std::string& message);
+  /// The main thread, after each step of the current configuration: its length, s; the longest
+  /// is kept (for how long the other ranks may still need to finish theirs).
+  void note_step(double seconds);
+  /// The longest step noted since begin(), s (0 before any); from any thread.
+  double longest_step_s() const { return m_longest_step_s; }
   /// Rank 0, from any thread: the message of the first notice of the current configuration once
   /// one has arrived; notices of earlier configurations are received and dropped. Throws
   /// MpiError.
@@ -48,6 +53,7 @@ class FailureNotices {
   int m_rank = 0;
   bool m_enabled = false;
   std::atomic<int> m_tag{0};
+  std::atomic<double> m_longest_step_s{0.0};
   bool m_announced = false;            ///< for the current configuration (main thread only)
   std::mutex m_mutex;                  ///< guards m_local and the receiving of notices
   std::optional<std::string> m_local;  ///< rank 0's own failure of the current configuration

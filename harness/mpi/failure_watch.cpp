@@ -9,11 +9,11 @@ namespace {
 constexpr double kPollS = 0.01;
 }  // namespace
 
-FailureWatch::FailureWatch(FailureNotices& notices, double grace_s,
-                           std::function<void(const std::string&)> on_stranded) {
-  m_thread = std::thread([this, &notices, grace_s, fn = std::move(on_stranded)] {
+FailureWatch::FailureWatch(FailureNotices& notices, std::function<double()> grace_s,
+                           Stranded on_stranded) {
+  m_thread = std::thread([this, &notices, grace = std::move(grace_s), fn = std::move(on_stranded)] {
     try {
-      watch(notices, grace_s, fn);
+      watch(notices, grace, fn);
     } catch (const std::exception&) {
       // MPI failed to poll: the watch ends, and the watchdog still bounds the configuration.
     }
@@ -29,11 +29,12 @@ FailureWatch::~FailureWatch() {
   m_thread.join();
 }
 
-void FailureWatch::watch(FailureNotices& notices, double grace_s,
-                         const std::function<void(const std::string&)>& on_stranded) {
+void FailureWatch::watch(FailureNotices& notices, const std::function<double()>& grace_s,
+                         const Stranded& on_stranded) {
   for (;;) {
     if (const auto message = notices.poll()) {
-      if (!cancelled_within(grace_s)) on_stranded(*message);
+      const double grace = grace_s();
+      if (!cancelled_within(grace)) on_stranded(*message, grace);
       return;
     }
     if (cancelled_within(kPollS)) return;
@@ -46,8 +47,8 @@ bool FailureWatch::cancelled_within(double seconds) {
                            [this] { return m_cancelled; });
 }
 
-double stranded_grace_s(double timeout_s) {
-  return 5.0 + 0.1 * timeout_s;
+double stranded_grace_s(double timeout_s, double longest_step_s) {
+  return 5.0 + 0.1 * timeout_s + 2.0 * longest_step_s;
 }
 
 }  // namespace scaletune::mpi

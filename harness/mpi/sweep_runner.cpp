@@ -118,11 +118,11 @@ std::string stuck_reason(double timeout_s) {
 }
 
 // Why rank 0 ended a configuration whose ranks were left waiting for a failed one.
-std::string stranded_reason(const std::string& failure, double timeout_s) {
+std::string stranded_reason(const std::string& failure, double grace_s) {
   return "failed (" + failure + "), and the other ranks had not agreed on it " +
-         seconds_text(stranded_grace_s(timeout_s)) +
-         " s later (5 s + 0.1 x run.timeout_s): they were left waiting for it in a collective; "
-         "the launch was aborted";
+         seconds_text(grace_s) +
+         " s later (5 s + 0.1 x run.timeout_s + twice the longest step): they were left waiting "
+         "for it in a collective; the launch was aborted";
 }
 
 // A barrier that ranks with `sleep` set wait in by polling every millisecond instead of spinning:
@@ -230,10 +230,12 @@ Recorded run_and_record(const SweepContext& ctx, const job::Config& config,
     if (sub.member()) {
       std::optional<FailureWatch> watch;  // rank 0: a failed rank the others wait for
       if (rank == 0 && ctx.notices.enabled())
-        watch.emplace(ctx.notices, stranded_grace_s(job.run.timeout_s),
-                      [&](const std::string& failure) {
-                        abort_with(Status::error, stranded_reason(failure, job.run.timeout_s));
-                      });
+        watch.emplace(
+            ctx.notices,
+            [&] { return stranded_grace_s(job.run.timeout_s, ctx.notices.longest_step_s()); },
+            [&](const std::string& failure, double grace_s) {
+              abort_with(Status::error, stranded_reason(failure, grace_s));
+            });
       run = run_member(ctx, config, sub, launch);
       if (run.device_lost)
         run.device_lost->rank = sub.parent_ranks()[static_cast<std::size_t>(run.device_lost->rank)];

@@ -71,7 +71,7 @@ int run(const std::string& out_path) {
   spec.toml_text = "# stranded failure test";
   spec.run.warmup = 1;
   spec.run.iterations = 3;
-  spec.run.timeout_s = 10;  // grace 6 s; watchdog at 22.5 s
+  spec.run.timeout_s = 10;  // grace 6 s (and twice a step of microseconds); watchdog at 22.5 s
   const ConfigKinds kinds(registry);
   SweepOptions options;
   options.out_path = out_path;

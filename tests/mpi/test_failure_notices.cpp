@@ -76,19 +76,37 @@ TEST(FailureWatch, CallsBackOnlyWhenTheConfigurationOutlivesTheGrace) {
   notices.announce("rank 0: failed");
   std::promise<std::string> stranded;
   {
-    const FailureWatch watch(notices, 0.05, [&](const std::string& m) { stranded.set_value(m); });
+    const FailureWatch watch(
+        notices, [] { return 0.05; },
+        [&](const std::string& m, double grace_s) {
+          stranded.set_value(m + " after " + std::to_string(grace_s));
+        });
     std::future<std::string> called_back = stranded.get_future();
     ASSERT_EQ(called_back.wait_for(std::chrono::seconds(10)), std::future_status::ready);
-    EXPECT_EQ(called_back.get(), "rank 0: failed");
+    EXPECT_EQ(called_back.get(), "rank 0: failed after " + std::to_string(0.05));
   }
   notices.begin(1);
   notices.announce("rank 0: agreed in time");
   bool called = false;
   {
-    const FailureWatch watch(notices, 30, [&](const std::string&) { called = true; });
+    const FailureWatch watch(
+        notices, [] { return 30.0; }, [&](const std::string&, double) { called = true; });
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the watch has seen the notice
   }
   EXPECT_FALSE(called) << "the watch ended before its grace and must not call back";
+}
+
+// The grace rank 0 gives the other ranks grows with the longest step of the configuration: a
+// rank that failed at the end of a long step leaves the others that long to finish theirs.
+TEST(FailureNotices, KeepTheLongestStepOfTheConfigurationForTheGrace) {
+  FailureNotices notices(MPI_COMM_WORLD);
+  notices.begin(0);
+  EXPECT_EQ(notices.longest_step_s(), 0.0);
+  for (const double s : {0.2, 0.5, 0.1}) notices.note_step(s);
+  EXPECT_EQ(notices.longest_step_s(), 0.5);
+  EXPECT_DOUBLE_EQ(stranded_grace_s(10, notices.longest_step_s()), 5 + 1 + 2 * 0.5);
+  notices.begin(1);
+  EXPECT_EQ(notices.longest_step_s(), 0.0);
 }
 
 }  // namespace
