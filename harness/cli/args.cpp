@@ -85,12 +85,18 @@ std::vector<std::string> comma_list(const std::string& list) {
   return out;
 }
 
+std::vector<std::string> item_list(const std::string& option, const std::string& list,
+                                   const std::string& form) {
+  const std::vector<std::string> items = comma_list(list);
+  const std::string usage = "; give " + option + " " + form;
+  if (items.empty()) throw UsageError(option + " is empty" + usage);
+  for (const std::string& item : items)
+    if (item.empty()) throw UsageError(option + " '" + list + "' has an empty item" + usage);
+  return items;
+}
+
 std::vector<std::string> file_list(const std::string& option, const std::string& list) {
-  const std::vector<std::string> files = comma_list(list);
-  const std::string usage = "; give " + option + " FILE.h5[,FILE.h5...]";
-  if (files.empty()) throw UsageError(option + " is empty" + usage);
-  for (const std::string& file : files)
-    if (file.empty()) throw UsageError(option + " '" + list + "' has an empty item" + usage);
+  const std::vector<std::string> files = item_list(option, list, "FILE.h5[,FILE.h5...]");
   expect_each_once(files, "its runs would count twice");
   return files;
 }

@@ -48,7 +48,13 @@ int parse_node_count(const std::string& option, const std::string& text);
 /// The items of a comma-separated option value ("a.h5,b.h5" -> {"a.h5", "b.h5"}); none for "".
 std::vector<std::string> comma_list(const std::string& list);
 
-/// The files of option `option`'s comma-separated value `list` (comma_list). Throws UsageError
+/// The items of option `option`'s comma-separated value `list` (comma_list). Throws UsageError
+/// naming the option and the expected `form` ("TYPE[,TYPE...]") when the list is empty or has an
+/// empty item.
+std::vector<std::string> item_list(const std::string& option, const std::string& list,
+                                   const std::string& form);
+
+/// The files of option `option`'s comma-separated value `list` (item_list). Throws UsageError
 /// naming the option when the list is empty or has an empty item (",b.h5", "a.h5,,b.h5"), and
 /// when it names a file twice (expect_each_once).
 std::vector<std::string> file_list(const std::string& option, const std::string& list);

@@ -1,4 +1,5 @@
 // scaletune plan JOB.toml [--world N] [--model MODEL.h5 [--device host|cuda]]
+//                | [--profiles FILE.h5,... [--devices TYPE,...]]
 //                | [--slurm DIR [--nodes N] [--gpus-per-node G] ...]
 #include <Kokkos_Core.hpp>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include "harness/cli/bad_input.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/cli/described_job.hpp"
+#include "harness/cli/profile_planning.hpp"
 #include "harness/cli/slurm_plan.hpp"
 #include "harness/cli/subcommands.hpp"
 #include "harness/job/job_error.hpp"
@@ -28,12 +30,37 @@ namespace {
 
 constexpr const char* kUsage =
     "scaletune plan JOB.toml [--world N] [--model MODEL.h5 [--device host|cuda]] | scaletune plan "
-    "JOB.toml --slurm DIR [--nodes N] "
+    "JOB.toml --profiles FILE.h5,... [--devices TYPE,...] | scaletune plan JOB.toml --slurm DIR "
+    "[--nodes N] "
     "[--gpus-per-node G] [--tasks-per-node T] [--cpus-per-task C] [--partition P] [--account A] "
     "[--time T] [--launcher srun|mpirun]";
 
 /// Plan texts longer than this are cut in the listing.
 constexpr std::size_t kPlanTextShown = 160;
+
+/// --profiles goes alone (but for --devices, which needs it).
+void expect_profiles_alone(const Args& args) {
+  const bool profiles = args.options.contains("--profiles");
+  if (args.options.contains("--devices") && !profiles)
+    throw UsageError("--devices picks the profiled devices to plan for: give --profiles too");
+  if (!profiles) return;
+  for (const char* other : {"--slurm", "--model", "--world"})
+    if (args.options.contains(other))
+      throw UsageError(std::string("--profiles and ") + other +
+                       " do not go together: --profiles plans the cluster of --devices");
+}
+
+/// plan --profiles: the auto split on stored profiles, against even.
+int print_stored_profile_plans(const Args& args) {
+  const job::JobSpec spec = job::parse_job_file(args.positional.front());
+  const StoredProfiles stored =
+      read_stored_profiles(file_list("--profiles", args.option("--profiles")));
+  std::vector<std::string> devices;
+  if (args.options.contains("--devices"))
+    devices = item_list("--devices", args.option("--devices"), "TYPE[,TYPE...]");
+  print_profiled_plans(spec, cluster_profiles(stored, devices), std::cout);
+  return kOk;
+}
 
 /// The batch-script options need --slurm, and --world and --model do not go with it.
 void expect_slurm_with_its_options(const Args& args) {
@@ -122,9 +149,11 @@ int print_predicted_plans(const Args& args) {
 /// scaletune plan, its bad input thrown (the command reports it).
 int plan_unguarded(int argc, char** argv) {
   std::set<std::string> options = kSlurmOptions;
-  options.insert({"--world", "--model", "--device"});
+  options.insert({"--world", "--model", "--device", "--profiles", "--devices"});
   const Args args = parse_args(argc, argv, 2, "plan", options, {});
   expect_positionals(args, 1, 1, kUsage);
+  expect_profiles_alone(args);
+  if (args.options.contains("--profiles")) return print_stored_profile_plans(args);
   expect_slurm_with_its_options(args);
   if (args.options.contains("--model")) return print_predicted_plans(args);
   const int world =

@@ -27,6 +27,12 @@ usage:
   scaletune plan JOB.toml --model MODEL.h5 [--world N] [--device host|cuda]
                                                       dlrm: the five sharding plans predicted
                                                       fastest for each configuration, and why
+  scaletune plan JOB.toml --profiles FILE.h5,... [--devices TYPE,...]
+                                                      transformer: the auto split's plan on the
+                                                      micro-batch profiles earlier runs stored, for
+                                                      a cluster of those device types (default:
+                                                      the first profiled configuration's ranks),
+                                                      its predicted step time against even's, why
   scaletune plan JOB.toml --slurm DIR [--nodes N] [--gpus-per-node G] [--tasks-per-node T]
                  [--cpus-per-task C] [--partition P] [--account A] [--time T]
                  [--launcher srun|mpirun]             write Slurm batch scripts for the sweep

@@ -10,6 +10,7 @@
 
 #include "harness/core/communicator.hpp"
 #include "harness/core/device.hpp"
+#include "harness/core/hetero_plan.hpp"
 #include "harness/core/phase_timer.hpp"
 #include "harness/job/job.hpp"
 #include "harness/trace/step_trace.hpp"
@@ -74,6 +75,9 @@ class Workload {
   /// Per-table statistics of this rank, one entry per embedding table of the model in the
   /// model's table order (the same tables on every rank); empty for models without tables.
   virtual std::vector<TableRankStats> table_stats() const { return {}; }
+  /// Every rank's micro-batch profile the batch split was planned from ([ranks], the same on
+  /// every rank; capacity_bytes 0: no limit); empty when the split was not planned from one.
+  virtual std::vector<RankProfile> rank_profiles() const { return {}; }
 };
 
 /// The attributes `workload` reports of itself, as a configuration records them.

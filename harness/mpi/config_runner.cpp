@@ -223,6 +223,23 @@ void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& 
   for (const auto& [key, value] : w.texts) r.text_attrs[key] = value;
 }
 
+void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles) {
+  if (profiles.empty()) return;
+  results::ProfileTable table;
+  table.ranks = static_cast<int>(profiles.size());
+  table.micro_batches.assign(profiles.front().micro_batches.begin(),
+                             profiles.front().micro_batches.end());
+  for (const core::RankProfile& p : profiles) {
+    table.time_s.insert(table.time_s.end(), p.time_s.begin(), p.time_s.end());
+    if (p.spread.empty())
+      table.spread.insert(table.spread.end(), p.time_s.size(), 0.0);
+    else
+      table.spread.insert(table.spread.end(), p.spread.begin(), p.spread.end());
+    table.capacity_bytes.push_back(p.capacity_bytes);
+  }
+  r.profile = std::move(table);
+}
+
 void record_comm(results::ConfigResult& r, const job::CommSpec& comm, const std::string& backend) {
   if (!backend.empty()) r.text_attrs["comm_backend"] = backend;
   r.number_attrs["overlap"] = comm.overlap ? 1.0 : 0.0;
@@ -263,6 +280,7 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   result.error = agreed.error;
   record_comm(result, job.comm, communicator ? communicator->inner->backend() : "");
   if (trainer) record_workload(result, core::attributes_of(*trainer));
+  if (trainer) record_profile(result, trainer->rank_profiles());
   if (result.status == Status::ok) {
     gather(timings, comm, result);
     gather_table_stats(trainer->table_stats(), comm, result);

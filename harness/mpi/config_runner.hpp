@@ -7,8 +7,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "harness/core/device.hpp"
+#include "harness/core/hetero_plan.hpp"
 #include "harness/core/workload_registry.hpp"
 #include "harness/job/job.hpp"
 #include "harness/mpi/communicator_factory.hpp"
@@ -66,6 +68,10 @@ results::ConfigResult describe(const job::Config& config);
 /// Stores what the workload reports of itself in `r`: params, flops_per_sample, its own split
 /// (per_rank_batch, when it chose one), its number and text attributes.
 void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& w);
+
+/// Stores `profiles` (the workload's rank_profiles: one per rank, the same sizes each) as
+/// r.profile; nothing when empty. A profile without spreads stores spreads of 0.
+void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles);
 
 /// Stores the job's [comm] settings in `r`: comm_backend (the communicator's backend name;
 /// left out when empty, for a configuration that made no communicator), overlap (1 or 0) and

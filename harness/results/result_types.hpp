@@ -104,6 +104,20 @@ struct EmbeddingStats {
   static constexpr std::size_t reuse_bins = 17;
 };
 
+/// The micro-batch profile a configuration's batch split was planned from (transformer,
+/// batch_split proportional or auto): every rank's time of one forward + backward micro-batch at
+/// each profiled size (the least-squares line t = a + b m the planner used, at those sizes), the
+/// spread of the timings and the memory the rank could use. Ranks are the configuration's (their
+/// devices: its launch record). Stored as the /configs/<id>/profile group (results/README.md).
+struct ProfileTable {
+  std::vector<std::int64_t> micro_batches;  ///< [sizes] samples, strictly increasing, >= 1
+  int ranks = 0;                            ///< ranks of the configuration
+  std::vector<double> time_s;               ///< [ranks * sizes], row-major, s (> 0)
+  /// [ranks * sizes]: (p75 - p25) / median of the size's timed calls (>= 0)
+  std::vector<double> spread;
+  std::vector<std::int64_t> capacity_bytes;  ///< [ranks] bytes the rank could use; 0: no limit
+};
+
 /// One /configs/<id> group.
 struct ConfigResult {
   std::string id;
@@ -132,6 +146,7 @@ struct ConfigResult {
   std::map<std::string, double> number_attrs;     ///< other keys (image_size, width, ...)
   std::map<std::string, std::string> text_attrs;  ///< other keys (sharding, plan, ...)
   std::optional<EmbeddingStats> embedding;        ///< DLRM configurations that ran; else empty
+  std::optional<ProfileTable> profile;  ///< configurations planned from a profile; else empty
   /// Spans of timed iterations (run.timeline: the median one or all; every rank, by rank);
   /// empty with run.timeline = "none", for imports and for files written before timelines
   std::vector<trace::TimelineSpan> timeline;

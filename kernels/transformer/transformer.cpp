@@ -46,6 +46,8 @@ std::string ratios_text(const std::vector<double>& measured, const std::vector<d
   return text;
 }
 
+}  // namespace
+
 GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype, ops::BackendKind backend) {
   return {.layers = o.layers,
           .hidden = o.hidden,
@@ -58,6 +60,8 @@ GptShape gpt_shape(const job::TransformerOptions& o, ops::DType dtype, ops::Back
           .dtype = dtype,
           .backend = backend};
 }
+
+namespace {
 
 // The activation type of `precision` on `backend`; throws std::invalid_argument when the backend
 // does not compute in it (the host: fp32 only).
@@ -319,6 +323,13 @@ std::vector<std::pair<std::string, double>> Transformer::attributes() const {
 
 std::vector<std::pair<std::string, std::string>> Transformer::text_attributes() const {
   return {{"zero_stage", state_sharding_text(m_plan.sharding)}, {"plan", describe_plan(m_plan)}};
+}
+
+std::vector<core::RankProfile> Transformer::rank_profiles() const {
+  std::vector<core::RankProfile> profiles = m_request.profiles;
+  for (std::size_t i = 0; i < profiles.size(); ++i)
+    profiles[i].capacity_bytes = std::max<std::int64_t>(0, m_request.capacity_bytes[i]);
+  return profiles;
 }
 
 void register_transformer(core::WorkloadRegistry& registry) {

@@ -82,6 +82,9 @@ class Transformer final : public core::Workload {
   /// zero_stage (the stage used, e.g. "zero2:memory_proportional"; the swept state_sharding
   /// may be "auto") and plan (describe_plan).
   std::vector<std::pair<std::string, std::string>> text_attributes() const override;
+  /// The profiles a proportional or auto split was planned from (the fitted lines, with their
+  /// spreads and each rank's capacity; before any warm-up re-plan); empty for other splits.
+  std::vector<core::RankProfile> rank_profiles() const override;
 
   /// Global mean token loss of the latest step (downloads it: waits for the device).
   double last_loss() const { return m_trainer->last_loss(); }
@@ -126,6 +129,11 @@ class Transformer final : public core::Workload {
   std::uint64_t m_check_step;        ///< the step that checks the plan; none: past every step
   bool m_replanned = false;
 };
+
+/// The model of `options` with activations in `dtype` on a `backend` backend (max_micro_batch
+/// 1, set per use).
+GptShape gpt_shape(const job::TransformerOptions& options, ops::DType dtype,
+                   ops::BackendKind backend);
 
 /// Adds kind "transformer" to `registry` (kernels::register_workloads calls it).
 void register_transformer(core::WorkloadRegistry& registry);

@@ -154,13 +154,14 @@ TransformerPlan plan_by_speed(const TransformerPlanRequest& request, const core:
   return plan;
 }
 
-// The even split, each micro-batch the largest divisor of the rank's batch that fits: what a
-// profiled split plans when the measured speeds cannot be told apart.
+// The even split (the remainder of a batch the ranks do not divide to the first ranks), each
+// micro-batch the largest divisor of the rank's batch that fits: what a profiled split plans
+// when the measured speeds cannot be told apart.
 TransformerPlan plan_as_even(const TransformerPlanRequest& request, const core::MemoryModel& model,
                              const SpeedContrast& contrast) {
   TransformerPlanRequest even = request;
-  even.per_rank_batch =
-      job::even_split(request.global_batch, static_cast<int>(request.capacity_bytes.size()));
+  even.per_rank_batch = job::weighted_split(
+      request.global_batch, std::vector<double>(request.capacity_bytes.size(), 1.0));
   TransformerPlan plan = plan_fixed_split(even, model);
   char buf[200];
   std::snprintf(buf, sizeof buf,

@@ -67,3 +67,65 @@ for name, g in f["configs"].items():
     error = text(g.attrs["error"])
     assert "does not fit rank 1: it needs" in error and "short by" in error, error
 PY
+
+# The profiles of the proportional and auto configurations are stored, and `plan --profiles`
+# plans from them without running anything: the auto plan's predicted step is the profile's
+# time of each rank's micro-batch times its accumulation (linear between profiled sizes).
+"$PYTHON" - <<'PY' || fail "stored profiles"
+import h5py, numpy as np
+c = h5py.File("t.h5", "r")["configs"]
+for name, g in c.items():
+    assert ("profile" in g) == ("-even-" not in name), name
+p = c["transformer-r3-b12-auto-fp32-replicated/profile"]
+sizes = p["micro_batches"][()]
+assert sizes[0] == 1 and (np.diff(sizes) > 0).all(), sizes
+assert p["time_s"].shape == (3, len(sizes)) and (p["time_s"][()] > 0).all()
+assert p["spread"].shape == (3, len(sizes)) and (p["spread"][()] >= 0).all()
+assert list(p["capacity_bytes"][()]) == [2**30, 2**30, 2**29], p["capacity_bytes"][()]
+PY
+run_status "$SCALETUNE" plan t.toml --profiles t.h5
+[ "$status" = 0 ] || fail "plan --profiles exited $status: $out"
+expect_match "$out" "^# cluster: r0 host-core:0, r1 host-core:0, r2 host-core:1$" "cluster line"
+expect_match "$out" "# global batch 12, zero3:memory_proportional, fp32 on 3 ranks" "config line"
+expect_match "$out" "predicted step [0-9.e-]+ s; even [0-9.e-]+ s: [0-9.]+x" "prediction"
+printf '%s\n' "$out" >plan.txt
+"$PYTHON" - <<'PY' || fail "the predicted step is not the profile's"
+import re, h5py, numpy as np
+lines = open("plan.txt").read().split("\n")
+source = {}  # device type: (config id, its rank)
+for line in lines:
+    m = re.match(r"# (host-core:\d): t\.h5 /configs/(\S+) rank (\d)$", line)
+    if m: source[m.group(1)] = (m.group(2), int(m.group(3)))
+assert set(source) == {"host-core:0", "host-core:1"}, lines[:4]
+cluster = ["host-core:0", "host-core:0", "host-core:1"]
+c = h5py.File("t.h5", "r")["configs"]
+def t(rank, m):  # linear between profiled sizes, extrapolated from the nearest two beyond them
+    config, row = source[cluster[rank]]
+    p = c[config]["profile"]
+    sizes, times = p["micro_batches"][()].astype(float), p["time_s"][()][row]
+    if len(sizes) == 1: return times[0] * m / sizes[0]
+    k = min(max(np.searchsorted(sizes, m) - 1, 0), len(sizes) - 2)
+    x0, x1, y0, y1 = sizes[k], sizes[k + 1], times[k], times[k + 1]
+    return y0 + (m - x0) * (y1 - y0) / (x1 - x0)
+block = lines.index("# global batch 12, replicated, fp32 on 3 ranks")
+plan, predicted = lines[block + 1], lines[block + 2]
+ranks = re.findall(r"r(\d) b=(\d+) m=(\d+) g=(\d+)", plan)
+assert len(ranks) == 3, plan
+step = max(int(g) * t(int(r), int(m)) for r, b, m, g in ranks)
+got = float(re.search(r"predicted step ([0-9.e-]+) s", predicted).group(1))
+assert abs(got - step) <= 1e-3 * step, (got, step, plan)
+PY
+# Any cluster of the profiled types: four of the fast rank's type, named by a unique part.
+run_status "$SCALETUNE" plan t.toml --profiles t.h5 --devices core:1,core:1,core:1,core:1
+[ "$status" = 0 ] || fail "plan --devices exited $status: $out"
+expect_match "$out" "^# cluster: r0 host-core:1, r1 host-core:1, r2 host-core:1, r3 host-core:1$" "four ranks"
+expect_exit 2 "no profile of a device 'gpu'; the profiles hold: host-core:0, host-core:1" \
+  "$SCALETUNE" plan t.toml --profiles t.h5 --devices gpu
+expect_exit 2 "'core' names more than one profiled device" \
+  "$SCALETUNE" plan t.toml --profiles t.h5 --devices core,core
+expect_exit 2 "small.h5 holds no stored profile" "$SCALETUNE" plan t.toml --profiles small.h5
+expect_exit 2 "--devices picks the profiled devices to plan for: give --profiles too" \
+  "$SCALETUNE" plan t.toml --devices core
+sed -e 's|^hidden = .*|hidden = 64|' t.toml >wider.toml
+expect_exit 2 "t.h5 /configs/transformer-r3-b12-.* rank 0 profiled a model with hidden = 32; the job's workload.hidden is 64" \
+  "$SCALETUNE" plan wider.toml --profiles t.h5

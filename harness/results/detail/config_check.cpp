@@ -62,6 +62,19 @@ void check_embedding(const ConfigResult& config, const H5Where& at) {
              "embedding.reuse_histogram", "tables * ranks * reuse_bins", at);
 }
 
+void check_profile(const ConfigResult& config, const H5Where& at) {
+  if (!config.profile) return;
+  const ProfileTable& profile = *config.profile;
+  if (profile.ranks != config.ranks)
+    at.fail("profile.ranks is " + std::to_string(profile.ranks) +
+            "; expected the configuration's ranks (" + std::to_string(config.ranks) + ")");
+  const std::size_t cells = profile.micro_batches.size() * static_cast<std::size_t>(config.ranks);
+  check_size(profile.time_s.size(), cells, "profile.time_s", "ranks * sizes", at);
+  check_size(profile.spread.size(), cells, "profile.spread", "ranks * sizes", at);
+  check_size(profile.capacity_bytes.size(), static_cast<std::size_t>(config.ranks),
+             "profile.capacity_bytes", "ranks", at);
+}
+
 /// Throws ResultError naming the launch field whose value breaks results/README.md.
 void check_launch_fields(const LaunchRecord& launch, const H5Where& at) {
   if (!is_utc_timestamp(launch.started_utc))
@@ -123,6 +136,7 @@ void check_storable(const ConfigResult& config, const H5Where& configs) {
   const H5Where at = configs.child(config.id);
   check_per_iteration(config, at);
   check_embedding(config, at);
+  check_profile(config, at);
   check_launch(config, configs);
 }
 

@@ -30,8 +30,9 @@ void check_launch(const ConfigResult& config, const H5Where& configs);
 /// (rank_phase_time, phase_names, rank_memory_peak empty); with it, rank_phase_time holds
 /// ranks * iterations * phases values and rank_memory_peak holds `ranks`; an embedding, when
 /// given, has ranks equal to the configuration's, and lookups and bytes_touched hold tables *
-/// ranks values, reuse_histogram tables * ranks * reuse_bins (tables = table_names.size());
-/// check_launch().
+/// ranks values, reuse_histogram tables * ranks * reuse_bins (tables = table_names.size()); a
+/// profile, when given, has ranks equal to the configuration's, time_s and spread hold ranks *
+/// sizes values and capacity_bytes ranks; check_launch().
 /// Throws ResultError naming /configs/<id> and the field (embedding.lookups, ...). The writer
 /// calls it before writing a configuration, so a rejected one leaves nothing behind.
 void check_storable(const ConfigResult& config, const H5Where& configs);

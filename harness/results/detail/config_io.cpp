@@ -11,6 +11,7 @@
 #include "harness/results/detail/h5_dataset.hpp"
 #include "harness/results/detail/h5_group.hpp"
 #include "harness/results/detail/launch_io.hpp"
+#include "harness/results/detail/profile_io.hpp"
 #include "harness/results/detail/text_members.hpp"
 #include "harness/results/detail/timeline_table.hpp"
 #include "harness/results/result_error.hpp"
@@ -168,6 +169,7 @@ void write_config_group(hid_t configs, const H5Where& where, const ConfigResult&
   write_attributes(group.id(), at, config);
   if (!config.step_time.empty()) write_datasets(group.id(), at, config);
   if (config.embedding) write_embedding_group(group.id(), at, *config.embedding);
+  if (config.profile) write_profile_group(group.id(), at, *config.profile);
   if (!config.timeline.empty()) write_timeline(group.id(), at, kTimelineName, config.timeline);
   if (config.launch) write_launch_group(group.id(), at, *config.launch);
 }
@@ -191,6 +193,7 @@ ConfigResult read_config_group(hid_t configs, const H5Where& where, const std::s
   check_attributes(config, where);
   if (has_link(group.id(), at, kStepTime)) read_datasets(group.id(), at, config);
   config.embedding = read_embedding_group(group.id(), at, config.ranks);
+  config.profile = read_profile_group(group.id(), at, config.ranks);
   config.timeline = read_timeline(group.id(), at, kTimelineName);
   check_timeline(config, at);
   config.launch = read_launch_group(group.id(), at);

@@ -32,17 +32,6 @@ EmbeddingDatasets dataset_specs(hsize_t tables, hsize_t ranks) {
           {{bins}, "bins", ""}};
 }
 
-/// Dataset `name` read by `read` once its stored type class is `type_class`; throws ResultError
-/// naming it unless its shape is spec.dims.
-template <class Read>
-auto read_checked(hid_t group, const H5Where& at, const std::string& name, H5T_class_t type_class,
-                  const DatasetSpec& spec, Read read) {
-  expect_type_class(group, at, name, type_class);
-  auto array = read(group, at, name);
-  expect_shape(array.dims, spec, at, name);
-  return std::move(array.values);
-}
-
 /// "1, 2, 4, ..., 32768, inf"
 std::string bin_edge_text(const std::vector<double>& edges) {
   std::string text;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/results/detail/h5_call.hpp"
@@ -65,6 +66,18 @@ void expect_shape(const std::vector<hsize_t>& got, const DatasetSpec& spec, cons
 /// "missing dataset <name>" when absent.
 void expect_type_class(hid_t group, const H5Where& where, const std::string& name,
                        H5T_class_t expected);
+
+/// The values of dataset `name` of `group`, read by `read` (read_double_dataset, ...) once its
+/// stored type class is `type_class`; throws ResultError naming it unless its shape is spec.dims
+/// (expect_type_class, expect_shape).
+template <class Read>
+auto read_checked(hid_t group, const H5Where& at, const std::string& name, H5T_class_t type_class,
+                  const DatasetSpec& spec, Read read) {
+  expect_type_class(group, at, name, type_class);
+  auto array = read(group, at, name);
+  expect_shape(array.dims, spec, at, name);
+  return std::move(array.values);
+}
 
 /// Reads numeric dataset `name` as float64 (HDF5 converts other number types).
 Array<double> read_double_dataset(hid_t group, const H5Where& where, const std::string& name);
