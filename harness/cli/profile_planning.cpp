@@ -128,6 +128,16 @@ void expect_job_model(const StoredProfile& s, const job::TransformerOptions& job
                      "; this configuration of the job trains in " + precision);
 }
 
+/// Throws UsageError when the job's per-rank memory_gib list has fewer entries than `cluster`.
+void expect_memory_for_each_rank(const job::JobSpec& job,
+                                 const std::vector<StoredProfile>& cluster) {
+  const std::size_t listed = job.devices.memory_gib.size();
+  if (listed <= 1 || listed >= cluster.size()) return;
+  throw UsageError("the job's [devices] memory_gib lists " + std::to_string(listed) +
+                   " ranks; the cluster has " + std::to_string(cluster.size()) +
+                   ": give one value, one per rank, or none (the profiles' capacities)");
+}
+
 /// The plan request of `config` on `cluster` (auto split; capacities the profiles', or the job's
 /// memory_gib).
 kernels::TransformerPlanRequest plan_request(const job::JobSpec& job, const job::Config& config,
@@ -225,6 +235,7 @@ void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfi
   if (job.workload.kind != "transformer")
     throw UsageError("--profiles plans the batch split of workload kind transformer, not " +
                      job.workload.kind);
+  expect_memory_for_each_rank(job, cluster);
   out << "# cluster:";
   for (std::size_t i = 0; i < cluster.size(); ++i)
     out << " r" << i << " " << cluster[i].device << (i + 1 < cluster.size() ? "," : "\n");

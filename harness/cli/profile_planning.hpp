@@ -50,7 +50,8 @@ std::vector<StoredProfile> cluster_profiles(const StoredProfiles& stored,
 /// (global batch, state sharding, precision) of the transformer job `job` the auto split's plan on
 /// `cluster` (one rank per entry), its predicted step time against the even split's on the same
 /// profiles, and why. Capacities are the profiles' unless the job's [devices] memory_gib sets them.
-/// Throws UsageError when the job is no transformer, or a profile timed another model or precision
+/// Throws UsageError when the job is no transformer, its per-rank memory_gib list is shorter than
+/// the cluster, or a profile timed another model or precision
 /// than the job's (naming its source, the workload key and both values); std::invalid_argument from
 /// the planner on a malformed profile.
 void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfile>& cluster,

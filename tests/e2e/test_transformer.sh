@@ -115,10 +115,16 @@ step = max(int(g) * t(int(r), int(m)) for r, b, m, g in ranks)
 got = float(re.search(r"predicted step ([0-9.e-]+) s", predicted).group(1))
 assert abs(got - step) <= 1e-3 * step, (got, step, plan)
 PY
-# Any cluster of the profiled types: four of the fast rank's type, named by a unique part.
-run_status "$SCALETUNE" plan t.toml --profiles t.h5 --devices core:1,core:1,core:1,core:1
+# Any cluster of the profiled types: four of the fast rank's type, named by a unique part, with
+# the profiled capacity (0.5 GiB) once the job no longer lists memory for 3 ranks.
+expect_exit 2 "the job's \[devices\] memory_gib lists 3 ranks; the cluster has 4" \
+  "$SCALETUNE" plan t.toml --profiles t.h5 --devices core:1,core:1,core:1,core:1
+sed -e '/^memory_gib = /d' t.toml >unlisted.toml
+run_status "$SCALETUNE" plan unlisted.toml --profiles t.h5 --devices core:1,core:1,core:1,core:1
 [ "$status" = 0 ] || fail "plan --devices exited $status: $out"
 expect_match "$out" "^# cluster: r0 host-core:1, r1 host-core:1, r2 host-core:1, r3 host-core:1$" "four ranks"
+expect_match "$out" "# global batch 12, replicated, fp32 on 4 ranks" "four-rank plan"
+expect_match "$out" "of 512 MiB" "the profiled capacity"
 expect_exit 2 "no profile of a device 'gpu'; the profiles hold: host-core:0, host-core:1" \
   "$SCALETUNE" plan t.toml --profiles t.h5 --devices gpu
 expect_exit 2 "'core' names more than one profiled device" \
