@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <set>
+#include <stdexcept>
 #include <tuple>
 #include <variant>
 
@@ -51,6 +53,23 @@ core::RankProfile rank_profile(const results::ProfileTable& table, std::size_t r
   return p;
 }
 
+/// Throws UsageError naming `source` unless `p` is a profile the planner takes: sizes >= 1 and
+/// strictly increasing, times finite and > 0 (micro_batch_time_s's rules), spreads finite and
+/// >= 0, capacity >= 0.
+void expect_well_formed(const core::RankProfile& p, const std::string& source) {
+  try {
+    core::micro_batch_time_s(p, 1);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(source + ": " + e.what());
+  }
+  for (const double s : p.spread)
+    if (!std::isfinite(s) || s < 0)
+      throw UsageError(source + ": spread must be finite and >= 0, got " + std::to_string(s));
+  if (p.capacity_bytes < 0)
+    throw UsageError(source + ": capacity_bytes must be >= 0, got " +
+                     std::to_string(p.capacity_bytes));
+}
+
 /// Keeps `candidate` for its device type unless a kept one reaches a larger micro-batch.
 void keep(std::vector<StoredProfile>& types, StoredProfile candidate) {
   const auto same = std::ranges::find(types, candidate.device, &StoredProfile::device);
@@ -76,6 +95,7 @@ bool add_profiles(const results::ResultSet& set, const std::string& path, Stored
                       model_of(c),
                       c.precision,
                       c.device_kind};
+      expect_well_formed(s.profile, s.source);
       if (first) out.first_ranks.push_back(s.device);
       keep(out.types, std::move(s));
     }
@@ -250,7 +270,11 @@ void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfi
     for (const StoredProfile& s : cluster)
       expect_job_model(s, job.workload.transformer,
                        std::string(job::data_type_text(config.precision)));
-    print_one(job, config, cluster, out);
+    try {
+      print_one(job, config, cluster, out);
+    } catch (const std::invalid_argument& e) {  // a stored line that extrapolates to <= 0
+      throw UsageError("the stored profiles cannot be planned with: " + std::string(e.what()));
+    }
   }
 }
 

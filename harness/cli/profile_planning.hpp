@@ -36,7 +36,9 @@ std::string device_type(const std::string& device);
 /// Every rank profile stored in the result files `paths` (/configs/<id>/profile with its launch
 /// record), one per device type: of several, the one reaching the largest micro-batch (then the
 /// first). Throws results::ResultError for a file that cannot be read, UsageError naming the
-/// file when one holds no profile.
+/// file when one holds no profile, and naming the configuration and rank when a profile is
+/// malformed (sizes not >= 1 and increasing, a time not > 0, a spread not >= 0, a negative
+/// capacity).
 StoredProfiles read_stored_profiles(const std::vector<std::string>& paths);
 
 /// The profiles of a cluster of `devices` (each a device type, or a part of exactly one stored
@@ -52,8 +54,8 @@ std::vector<StoredProfile> cluster_profiles(const StoredProfiles& stored,
 /// profiles, and why. Capacities are the profiles' unless the job's [devices] memory_gib sets them.
 /// Throws UsageError when the job is no transformer, its per-rank memory_gib list is shorter than
 /// the cluster, or a profile timed another model or precision
-/// than the job's (naming its source, the workload key and both values); std::invalid_argument from
-/// the planner on a malformed profile.
+/// than the job's (naming its source, the workload key and both values), or the planner refuses
+/// the profiles (a line that extrapolates to <= 0 s within the batch).
 void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfile>& cluster,
                           std::ostream& out);
 

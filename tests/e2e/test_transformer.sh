@@ -132,6 +132,12 @@ expect_exit 2 "'core' names more than one profiled device" \
 expect_exit 2 "small.h5 holds no stored profile" "$SCALETUNE" plan t.toml --profiles small.h5
 expect_exit 2 "--devices picks the profiled devices to plan for: give --profiles too" \
   "$SCALETUNE" plan t.toml --devices core
+cp t.h5 edited.h5
+"$PYTHON" -c '
+import h5py
+h5py.File("edited.h5", "r+")["configs/transformer-r3-b12-auto-fp32-auto/profile/time_s"][1, 0] = -1.0'
+expect_exit 2 "edited.h5 /configs/transformer-r3-b12-auto-fp32-auto rank 1: heterogeneous plan: micro-batch time: time_s must be finite and > 0 s, got -1.0+ at index 0" \
+  "$SCALETUNE" plan t.toml --profiles edited.h5
 sed -e 's|^hidden = .*|hidden = 64|' t.toml >wider.toml
 expect_exit 2 "t.h5 /configs/transformer-r3-b12-.* rank 0 profiled a model with hidden = 32; the job's workload.hidden is 64" \
   "$SCALETUNE" plan wider.toml --profiles t.h5
