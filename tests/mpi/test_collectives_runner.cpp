@@ -12,21 +12,13 @@
 #include "harness/job/collective_sizes.hpp"
 #include "harness/mpi/collective_config_runner.hpp"
 #include "harness/mpi/mpi_communicator.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace scaletune::mpi {
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int n = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
+using test::world_rank;
+using test::world_size;
 
 using job::DataType;
 using job::ReductionOp;

@@ -12,9 +12,13 @@
 
 #include "harness/mpi/failure_notices.hpp"
 #include "harness/mpi/failure_watch.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace scaletune::mpi {
 namespace {
+
+using test::world_rank;
+using test::world_size;
 
 // Rank 0: polls `notices` on another thread until a notice arrives or 10 s pass.
 std::optional<std::string> poll_until_notice(FailureNotices& notices) {
@@ -28,18 +32,6 @@ std::optional<std::string> poll_until_notice(FailureNotices& notices) {
                       return std::optional<std::string>();
                     })
       .get();
-}
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
 }
 
 TEST(FailureNotices, TheFirstNoticeOfTheCurrentConfigurationReachesRankZero) {

@@ -11,21 +11,13 @@
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/placement.hpp"
 #include "harness/mpi/sub_communicator.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace scaletune::mpi {
 namespace {
 
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using test::world_rank;
+using test::world_size;
 
 std::vector<int> first(int k) {
   std::vector<int> r(static_cast<std::size_t>(k));

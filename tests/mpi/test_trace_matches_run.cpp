@@ -23,15 +23,12 @@
 #include "harness/trace/step_trace.hpp"
 #include "kernels/describe/step_description.hpp"
 #include "kernels/workloads.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace scaletune::mpi {
 namespace {
 
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
+using test::world_size;
 
 /// `text` with every `name` replaced by `value`.
 std::string replaced(std::string text, const std::string& name, const std::string& value) {

@@ -22,9 +22,13 @@
 #include "kernels/transformer/gpt_init.hpp"
 #include "kernels/transformer/token_batch.hpp"
 #include "kernels/transformer/transformer.hpp"
+#include "tests/support/mpi_world.hpp"
 
 namespace scaletune::mpi {
 namespace {
+
+using test::world_rank;
+using test::world_size;
 
 constexpr int kGlobalBatch = 6;
 constexpr int kSteps = 2;
@@ -42,18 +46,6 @@ kernels::GptShape tiny_shape(int micro_batch) {
   return {
       o.layers,   o.hidden, o.heads, o.seq_len, o.vocab, o.ffn_mult, static_cast<float>(o.dropout),
       micro_batch};
-}
-
-int world_size() {
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  return size;
-}
-
-int world_rank() {
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  return rank;
 }
 
 // One rank, the whole batch in one micro-batch, plain Adam: losses and parameters after each step.
