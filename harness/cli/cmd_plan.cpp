@@ -58,7 +58,7 @@ int print_stored_profile_plans(const Args& args) {
   std::vector<std::string> devices;
   if (args.options.contains("--devices"))
     devices = item_list("--devices", args.option("--devices"), "TYPE[,TYPE...]");
-  print_profiled_plans(spec, cluster_profiles(stored, devices), std::cout);
+  print_profiled_plans(spec, stored, cluster_devices(stored, devices), std::cout);
   return kOk;
 }
 
@@ -153,8 +153,8 @@ int plan_unguarded(int argc, char** argv) {
   const Args args = parse_args(argc, argv, 2, "plan", options, {});
   expect_positionals(args, 1, 1, kUsage);
   expect_profiles_alone(args);
-  if (args.options.contains("--profiles")) return print_stored_profile_plans(args);
   expect_slurm_with_its_options(args);
+  if (args.options.contains("--profiles")) return print_stored_profile_plans(args);
   if (args.options.contains("--model")) return print_predicted_plans(args);
   const int world =
       args.options.contains("--world") ? parse_rank_count("--world", args.option("--world")) : 0;

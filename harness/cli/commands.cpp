@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -126,6 +127,17 @@ void write_whole_lines_to_stderr() {
   std::cerr.unsetf(std::ios_base::unitbuf);
 }
 
+/// Flushes standard output; false, after saying so on standard error, when some of it could not
+/// be written (a full disk, a closed pipe): the command's output is then incomplete.
+bool output_written(const std::string& command) {
+  std::cout.flush();
+  if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good()) return true;
+  std::cerr << "scaletune " << command
+            << ": standard output could not be written (a full disk or a closed pipe); the "
+               "output is incomplete\n";
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,7 +170,8 @@ int main(int argc, char** argv) {
                  "predict, export-timeline, --help, --version\n";
     return kBadInput;
   }
-  return it->second(argc, argv);
+  const int status = it->second(argc, argv);
+  return output_written(first) ? status : std::max<int>(status, kRunFailed);
 }
 
 }  // namespace scaletune::cli

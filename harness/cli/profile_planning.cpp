@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
-#include <ostream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 #include <variant>
@@ -23,25 +23,67 @@ namespace scaletune::cli {
 
 namespace {
 
-/// The model keys a profile must share with the job, with their values in `o`.
+constexpr std::size_t kMaxSizes = 64;             // profiled sizes a stored profile may hold
+constexpr std::int64_t kMaxMicroBatch = 1 << 20;  // samples
+constexpr double kMinTime_s = 1e-9;               // no micro-batch takes less than a nanosecond
+constexpr int kMaxPlannedBatch = 16384;           // samples; planning time grows with its square
+
+/// The model keys a profile must share with the job, with the job's values.
 std::vector<std::pair<std::string, int>> model_keys(const job::TransformerOptions& o) {
   return {{"layers", o.layers},   {"hidden", o.hidden}, {"heads", o.heads},
           {"seq_len", o.seq_len}, {"vocab", o.vocab},   {"ffn_mult", o.ffn_mult}};
 }
 
-/// The model a stored configuration timed, from its attributes (0 where one is missing).
-job::TransformerOptions model_of(const results::ConfigResult& c) {
-  const auto value = [&](const char* key) {
-    const auto it = c.number_attrs.find(key);
-    return it == c.number_attrs.end() ? 0 : static_cast<int>(it->second);
-  };
-  job::TransformerOptions o;
-  o.layers = value("layers"), o.hidden = value("hidden"), o.heads = value("heads");
-  o.seq_len = value("seq_len"), o.vocab = value("vocab"), o.ffn_mult = value("ffn_mult");
-  return o;
+/// The model keys a stored configuration has.
+std::map<std::string, double> model_of(const results::ConfigResult& c) {
+  std::map<std::string, double> model;
+  for (const auto& [key, unused] : model_keys({}))
+    if (const auto it = c.number_attrs.find(key); it != c.number_attrs.end())
+      model[key] = it->second;
+  return model;
 }
 
-/// Rank `r`'s row of `table`.
+/// The first difference of `stored` from the job's model, "" when none.
+std::string model_difference(const std::map<std::string, double>& stored,
+                             const job::TransformerOptions& job_model) {
+  for (const auto& [key, wanted] : model_keys(job_model)) {
+    const auto it = stored.find(key);
+    if (it == stored.end()) return "has no " + key + " attribute";
+    if (it->second == wanted) continue;
+    char value[64];
+    std::snprintf(value, sizeof value, "%.17g", it->second);
+    return "profiled a model with " + key + " = " + value + "; the job's workload." + key + " is " +
+           std::to_string(wanted);
+  }
+  return "";
+}
+
+/// Throws UsageError naming `source` unless rank `r` of `table` is a profile the planner takes.
+void expect_well_formed(const results::ProfileTable& table, std::size_t r,
+                        const std::string& source) {
+  const std::size_t n = table.micro_batches.size();
+  const auto fail = [&](const std::string& what) { throw UsageError(source + ": " + what); };
+  if (n < 1 || n > kMaxSizes)
+    fail("holds " + std::to_string(n) + " micro-batch sizes; expected 1 to " +
+         std::to_string(kMaxSizes));
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::int64_t m = table.micro_batches[k];
+    if (m < 1 || m > kMaxMicroBatch || (k > 0 && m <= table.micro_batches[k - 1]))
+      fail("micro_batches[" + std::to_string(k) + "] is " + std::to_string(m) +
+           "; expected increasing sizes from 1 to " + std::to_string(kMaxMicroBatch));
+    const double t = table.time_s[r * n + k], s = table.spread[r * n + k];
+    if (!std::isfinite(t) || t < kMinTime_s)
+      fail("time_s[" + std::to_string(k) + "] is " + std::to_string(t) +
+           " s; expected a finite time of at least 1 ns");
+    if (!std::isfinite(s) || s < 0)
+      fail("spread[" + std::to_string(k) + "] is " + std::to_string(s) +
+           "; expected finite and >= 0");
+  }
+  if (table.capacity_bytes[r] < 0)
+    fail("capacity_bytes is " + std::to_string(table.capacity_bytes[r]) + "; expected >= 0");
+}
+
+/// Rank `r`'s row of `table` (checked by expect_well_formed).
 core::RankProfile rank_profile(const results::ProfileTable& table, std::size_t r) {
   const std::size_t sizes = table.micro_batches.size();
   core::RankProfile p;
@@ -53,31 +95,18 @@ core::RankProfile rank_profile(const results::ProfileTable& table, std::size_t r
   return p;
 }
 
-/// Throws UsageError naming `source` unless `p` is a profile the planner takes: sizes >= 1 and
-/// strictly increasing, times finite and > 0 (micro_batch_time_s's rules), spreads finite and
-/// >= 0, capacity >= 0.
-void expect_well_formed(const core::RankProfile& p, const std::string& source) {
-  try {
-    core::micro_batch_time_s(p, 1);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(source + ": " + e.what());
-  }
-  for (const double s : p.spread)
-    if (!std::isfinite(s) || s < 0)
-      throw UsageError(source + ": spread must be finite and >= 0, got " + std::to_string(s));
-  if (p.capacity_bytes < 0)
-    throw UsageError(source + ": capacity_bytes must be >= 0, got " +
-                     std::to_string(p.capacity_bytes));
+bool same_kind(const StoredProfile& a, const StoredProfile& b) {
+  return a.device == b.device && a.model == b.model && a.precision == b.precision;
 }
 
-/// Keeps `candidate` for its device type unless a kept one reaches a larger micro-batch.
-void keep(std::vector<StoredProfile>& types, StoredProfile candidate) {
-  const auto same = std::ranges::find(types, candidate.device, &StoredProfile::device);
-  if (same == types.end()) {
-    types.push_back(std::move(candidate));
-    return;
-  }
-  if (candidate.profile.micro_batches.back() > same->profile.micro_batches.back())
+/// Keeps `candidate` unless a kept profile of the same device, model and precision reaches a
+/// larger micro-batch.
+void keep(std::vector<StoredProfile>& kept, StoredProfile candidate) {
+  const auto same =
+      std::ranges::find_if(kept, [&](const StoredProfile& s) { return same_kind(s, candidate); });
+  if (same == kept.end())
+    kept.push_back(std::move(candidate));
+  else if (candidate.profile.micro_batches.back() > same->profile.micro_batches.back())
     *same = std::move(candidate);
 }
 
@@ -87,17 +116,18 @@ bool add_profiles(const results::ResultSet& set, const std::string& path, Stored
   bool found = false;
   for (const results::ConfigResult& c : set.configs) {
     if (!c.profile || !c.launch) continue;
-    const bool first = out.types.empty();
+    const bool first = out.profiles.empty();
     for (std::size_t r = 0; r < static_cast<std::size_t>(c.ranks); ++r) {
+      const std::string source = path + " /configs/" + c.id + " rank " + std::to_string(r);
+      expect_well_formed(*c.profile, r, source);
       StoredProfile s{device_type(c.launch->ranks[r].device),
                       rank_profile(*c.profile, r),
-                      path + " /configs/" + c.id + " rank " + std::to_string(r),
+                      source,
                       model_of(c),
                       c.precision,
                       c.device_kind};
-      expect_well_formed(s.profile, s.source);
       if (first) out.first_ranks.push_back(s.device);
-      keep(out.types, std::move(s));
+      keep(out.profiles, std::move(s));
     }
     found = true;
   }
@@ -109,61 +139,89 @@ std::string lower(std::string text) {
   return text;
 }
 
-std::string type_list(const std::vector<StoredProfile>& types) {
+/// The distinct device types of `stored`, in the order read.
+std::vector<std::string> device_types(const StoredProfiles& stored) {
+  std::vector<std::string> types;
+  for (const StoredProfile& s : stored.profiles)
+    if (std::ranges::find(types, s.device) == types.end()) types.push_back(s.device);
+  return types;
+}
+
+std::string joined(const std::vector<std::string>& items) {
   std::string text;
-  for (const StoredProfile& s : types) text += (text.empty() ? "" : ", ") + s.device;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
   return text;
 }
 
-/// The stored type `device` names: itself, else the one type whose name contains it.
-const StoredProfile& matching_type(const std::vector<StoredProfile>& types,
-                                   const std::string& device) {
-  const auto exact = std::ranges::find(types, device, &StoredProfile::device);
-  if (exact != types.end()) return *exact;
-  const StoredProfile* match = nullptr;
-  for (const StoredProfile& s : types) {
-    if (lower(s.device).find(lower(device)) == std::string::npos) continue;
+/// The stored type `device` names: itself (case-insensitively), else the one type whose name
+/// contains it.
+std::string matching_type(const std::vector<std::string>& types, const std::string& device) {
+  for (const std::string& type : types)
+    if (lower(type) == lower(device)) return type;
+  const std::string* match = nullptr;
+  for (const std::string& type : types) {
+    if (lower(type).find(lower(device)) == std::string::npos) continue;
     if (match != nullptr)
       throw UsageError("--devices: '" + device + "' names more than one profiled device (" +
-                       match->device + ", " + s.device + "); give the whole name");
-    match = &s;
+                       *match + ", " + type + "); give the whole name");
+    match = &type;
   }
   if (match == nullptr)
     throw UsageError("--devices: no profile of a device '" + device +
-                     "'; the profiles hold: " + type_list(types));
+                     "'; the profiles hold: " + joined(types));
   return *match;
 }
 
-/// Throws UsageError unless `s` timed the job's model in `precision`.
-void expect_job_model(const StoredProfile& s, const job::TransformerOptions& job_model,
-                      const std::string& precision) {
-  const auto stored = model_keys(s.model), wanted = model_keys(job_model);
-  for (std::size_t k = 0; k < wanted.size(); ++k)
-    if (stored[k].second != wanted[k].second)
-      throw UsageError(s.source + " profiled a model with " + stored[k].first + " = " +
-                       std::to_string(stored[k].second) + "; the job's workload." +
-                       wanted[k].first + " is " + std::to_string(wanted[k].second));
-  if (s.precision != precision)
-    throw UsageError(s.source + " profiled precision " + s.precision +
-                     "; this configuration of the job trains in " + precision);
+/// Throws UsageError when the job's per-rank memory_gib list has fewer entries than `ranks`.
+void expect_memory_for_each_rank(const job::JobSpec& job, std::size_t ranks) {
+  const std::size_t listed = job.devices.memory_gib.size();
+  if (listed <= 1 || listed >= ranks) return;
+  throw UsageError("the job's [devices] memory_gib lists " + std::to_string(listed) +
+                   " ranks; the cluster has " + std::to_string(ranks) +
+                   ": give one value, one per rank, or none (the profiles' capacities)");
 }
 
-/// Throws UsageError when the job's per-rank memory_gib list has fewer entries than `cluster`.
-void expect_memory_for_each_rank(const job::JobSpec& job,
-                                 const std::vector<StoredProfile>& cluster) {
-  const std::size_t listed = job.devices.memory_gib.size();
-  if (listed <= 1 || listed >= cluster.size()) return;
-  throw UsageError("the job's [devices] memory_gib lists " + std::to_string(listed) +
-                   " ranks; the cluster has " + std::to_string(cluster.size()) +
-                   ": give one value, one per rank, or none (the profiles' capacities)");
+/// The profile of `device` that timed the job's model in `precision`. Throws UsageError naming
+/// a profile of the device and how it differs when there is none.
+const StoredProfile& profile_for(const StoredProfiles& stored, const std::string& device,
+                                 const job::TransformerOptions& job_model,
+                                 const std::string& precision) {
+  const StoredProfile* other = nullptr;
+  for (const StoredProfile& s : stored.profiles) {
+    if (s.device != device) continue;
+    const std::string difference = model_difference(s.model, job_model);
+    if (difference.empty() && s.precision == precision) return s;
+    if (other == nullptr) other = &s;
+  }
+  const std::string difference = model_difference(other->model, job_model);
+  throw UsageError("no profile of " + device + " timed the job's model in " + precision + ": " +
+                   other->source + " " +
+                   (difference.empty() ? "profiled precision " + other->precision : difference));
+}
+
+/// The cluster's profiles for `config`; throws UsageError when the cluster mixes device kinds.
+std::vector<const StoredProfile*> config_profiles(const job::JobSpec& job,
+                                                  const job::Config& config,
+                                                  const StoredProfiles& stored,
+                                                  const std::vector<std::string>& devices) {
+  const std::string precision(job::data_type_text(config.precision));
+  std::vector<const StoredProfile*> cluster;
+  for (const std::string& device : devices) {
+    cluster.push_back(&profile_for(stored, device, job.workload.transformer, precision));
+    if (cluster.back()->device_kind != cluster.front()->device_kind)
+      throw UsageError("the cluster mixes " + cluster.front()->device_kind + " and " +
+                       cluster.back()->device_kind +
+                       " profiles; their memory models differ: plan each kind alone");
+  }
+  return cluster;
 }
 
 /// The plan request of `config` on `cluster` (auto split; capacities the profiles', or the job's
 /// memory_gib).
 kernels::TransformerPlanRequest plan_request(const job::JobSpec& job, const job::Config& config,
-                                             const std::vector<StoredProfile>& cluster) {
+                                             const std::vector<const StoredProfile*>& cluster) {
   kernels::TransformerPlanRequest r;
-  const bool cuda = cluster.front().device_kind == "cuda";
+  const bool cuda = cluster.front()->device_kind == "cuda";
   r.shape = kernels::gpt_shape(job.workload.transformer, core::dtype_of(config.precision),
                                cuda ? ops::BackendKind::cuda : ops::BackendKind::host);
   r.global_batch = config.global_batch;
@@ -174,8 +232,8 @@ kernels::TransformerPlanRequest plan_request(const job::JobSpec& job, const job:
         job.devices.memory_gib.empty()
             ? 0
             : core::configured_memory_bytes(job.devices, static_cast<int>(i));
-    r.capacity_bytes.push_back(configured > 0 ? configured : cluster[i].profile.capacity_bytes);
-    r.profiles.push_back(cluster[i].profile);
+    r.capacity_bytes.push_back(configured > 0 ? configured : cluster[i]->profile.capacity_bytes);
+    r.profiles.push_back(cluster[i]->profile);
   }
   return r;
 }
@@ -191,36 +249,57 @@ double predicted_step_s(const kernels::TransformerPlan& plan,
   return step;
 }
 
-/// The auto plan of `config` on `cluster` against the even split's, to `out`.
-void print_one(const job::JobSpec& job, const job::Config& config,
-               const std::vector<StoredProfile>& cluster, std::ostream& out) {
-  const std::string precision(job::data_type_text(config.precision));
-  out << "# global batch " << config.global_batch << ", "
-      << job::state_sharding_text(std::get<job::StateSharding>(config.sharding)) << ", "
-      << precision << " on " << cluster.size() << " ranks\n";
-  const auto n = static_cast<int>(cluster.size());
-  if (config.global_batch < n) {
-    out << "  not planned: the global batch is smaller than the " << n << " ranks\n";
-    return;
-  }
-  kernels::TransformerPlanRequest request = plan_request(job, config, cluster);
+/// "FILE /configs/<id> rank R, ..." of the distinct profiles of `cluster`.
+std::string sources(const std::vector<const StoredProfile*>& cluster) {
+  std::vector<std::string> named;
+  for (const StoredProfile* s : cluster)
+    if (std::ranges::find(named, s->source) == named.end()) named.push_back(s->source);
+  return joined(named);
+}
+
+/// The auto plan of `config` on `cluster` against the even split's.
+void print_plans(const kernels::TransformerPlanRequest& request, std::ostream& out) {
   const kernels::TransformerPlan planned = kernels::plan_transformer(request);
-  request.per_rank_batch =
-      job::weighted_split(config.global_batch, std::vector<double>(cluster.size(), 1.0));
-  const kernels::TransformerPlan even = kernels::plan_transformer(request);
+  kernels::TransformerPlanRequest even = request;
+  even.per_rank_batch = job::weighted_split(
+      request.global_batch, std::vector<double>(request.capacity_bytes.size(), 1.0));
+  const kernels::TransformerPlan even_plan = kernels::plan_transformer(even);
   out << "  auto: " << kernels::describe_plan(planned) << "\n";
   if (!planned.fits) return;
   const double auto_s = predicted_step_s(planned, request.profiles);
   char line[160];
-  if (even.fits) {
-    const double even_s = predicted_step_s(even, request.profiles);
+  if (even_plan.fits)
     std::snprintf(line, sizeof line, "  predicted step %.4g s; even %.4g s: %.3fx\n", auto_s,
-                  even_s, even_s / auto_s);
-  } else {
-    std::snprintf(line, sizeof line, "  predicted step %.4g s; even does not fit: %s\n", auto_s,
-                  even.why.c_str());
-  }
+                  predicted_step_s(even_plan, request.profiles),
+                  predicted_step_s(even_plan, request.profiles) / auto_s);
+  else
+    std::snprintf(line, sizeof line, "  predicted step %.4g s; even does not fit\n", auto_s);
   out << line;
+  if (!even_plan.fits) out << "  even: " << even_plan.why << "\n";
+}
+
+/// One configuration's block: its heading, where its profiles came from, its plans.
+void print_config(const job::JobSpec& job, const job::Config& config, const StoredProfiles& stored,
+                  const std::vector<std::string>& devices, std::ostream& out) {
+  const auto n = static_cast<int>(devices.size());
+  out << "# global batch " << config.global_batch << ", "
+      << job::state_sharding_text(std::get<job::StateSharding>(config.sharding)) << ", "
+      << job::data_type_text(config.precision) << " on " << n << (n == 1 ? " rank\n" : " ranks\n");
+  const std::vector<const StoredProfile*> cluster = config_profiles(job, config, stored, devices);
+  std::set<std::string> named;
+  for (const StoredProfile* s : cluster)
+    if (named.insert(s->device).second) out << "# " << s->device << ": " << s->source << "\n";
+  if (config.global_batch < n || config.global_batch > kMaxPlannedBatch) {
+    out << "  not planned: the global batch is " << (config.global_batch < n ? "smaller" : "larger")
+        << " than " << (config.global_batch < n ? std::to_string(n) + " ranks" : "16384 samples")
+        << "\n";
+    return;
+  }
+  try {
+    print_plans(plan_request(job, config, cluster), out);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError("the profiles " + sources(cluster) + " cannot be planned with: " + e.what());
+  }
 }
 
 }  // namespace
@@ -242,40 +321,33 @@ StoredProfiles read_stored_profiles(const std::vector<std::string>& paths) {
   return out;
 }
 
-std::vector<StoredProfile> cluster_profiles(const StoredProfiles& stored,
-                                            const std::vector<std::string>& devices) {
-  std::vector<StoredProfile> cluster;
+std::vector<std::string> cluster_devices(const StoredProfiles& stored,
+                                         const std::vector<std::string>& devices) {
+  const std::vector<std::string> types = device_types(stored);
+  std::vector<std::string> cluster;
   for (const std::string& device : devices.empty() ? stored.first_ranks : devices)
-    cluster.push_back(matching_type(stored.types, device));
+    cluster.push_back(matching_type(types, device));
   return cluster;
 }
 
-void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfile>& cluster,
-                          std::ostream& out) {
+void print_profiled_plans(const job::JobSpec& job, const StoredProfiles& stored,
+                          const std::vector<std::string>& devices, std::ostream& out) {
   if (job.workload.kind != "transformer")
     throw UsageError("--profiles plans the batch split of workload kind transformer, not " +
                      job.workload.kind);
-  expect_memory_for_each_rank(job, cluster);
-  out << "# cluster:";
-  for (std::size_t i = 0; i < cluster.size(); ++i)
-    out << " r" << i << " " << cluster[i].device << (i + 1 < cluster.size() ? "," : "\n");
-  std::set<std::string> named;
-  for (const StoredProfile& s : cluster)
-    if (named.insert(s.device).second) out << "# " << s.device << ": " << s.source << "\n";
+  expect_memory_for_each_rank(job, devices.size());
+  std::ostringstream text;  // written only when every configuration could be planned
+  text << "# cluster:";
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    text << " r" << i << " " << devices[i] << (i + 1 < devices.size() ? "," : "\n");
   std::set<std::tuple<int, std::string, job::DataType>> seen;
   for (const job::Config& config : job::expand_sweep(job)) {
     const std::string sharding =
         job::state_sharding_text(std::get<job::StateSharding>(config.sharding));
-    if (!seen.insert({config.global_batch, sharding, config.precision}).second) continue;
-    for (const StoredProfile& s : cluster)
-      expect_job_model(s, job.workload.transformer,
-                       std::string(job::data_type_text(config.precision)));
-    try {
-      print_one(job, config, cluster, out);
-    } catch (const std::invalid_argument& e) {  // a stored line that extrapolates to <= 0
-      throw UsageError("the stored profiles cannot be planned with: " + std::string(e.what()));
-    }
+    if (seen.insert({config.global_batch, sharding, config.precision}).second)
+      print_config(job, config, stored, devices, text);
   }
+  out << text.str();
 }
 
 }  // namespace scaletune::cli

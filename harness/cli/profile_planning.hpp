@@ -4,7 +4,8 @@
 // workflow (Guo et al., ICS 2025), a profile measured once per device type serves every cluster
 // made of those types.
 
-#include <iosfwd>
+#include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -13,19 +14,23 @@
 
 namespace scaletune::cli {
 
-/// One device type's stored profile and what it timed.
+/// One stored rank profile and what it timed.
 struct StoredProfile {
-  std::string device;             ///< device type (device_type of the rank's device)
-  core::RankProfile profile;      ///< the fitted line, spreads and the rank's capacity
-  std::string source;             ///< "FILE /configs/<id> rank R"
-  job::TransformerOptions model;  ///< the model it timed (dropout, learning_rate unset)
-  std::string precision;          ///< the configuration's ("fp32", ...)
-  std::string device_kind;        ///< where it ran: "host" or "cuda"
+  std::string device;         ///< device type (device_type of the rank's device)
+  core::RankProfile profile;  ///< the fitted line, spreads and the rank's capacity
+  std::string source;         ///< "FILE /configs/<id> rank R"
+  /// The model keys of its configuration that are stored (layers, hidden, heads, seq_len,
+  /// vocab, ffn_mult; a missing one is absent)
+  std::map<std::string, double> model;
+  std::string precision;    ///< the configuration's ("fp32", ...)
+  std::string device_kind;  ///< where it ran: "host" or "cuda"
 };
 
 /// The stored profiles of some result files.
 struct StoredProfiles {
-  std::vector<StoredProfile> types;      ///< one per device type
+  /// One per (device type, model, precision): of several, the one reaching the largest
+  /// micro-batch (then the first read)
+  std::vector<StoredProfile> profiles;
   std::vector<std::string> first_ranks;  ///< the device types of the first configuration's ranks
 };
 
@@ -34,29 +39,30 @@ struct StoredProfiles {
 std::string device_type(const std::string& device);
 
 /// Every rank profile stored in the result files `paths` (/configs/<id>/profile with its launch
-/// record), one per device type: of several, the one reaching the largest micro-batch (then the
-/// first). Throws results::ResultError for a file that cannot be read, UsageError naming the
+/// record). Throws results::ResultError for a file that cannot be read, UsageError naming the
 /// file when one holds no profile, and naming the configuration and rank when a profile is
-/// malformed (sizes not >= 1 and increasing, a time not > 0, a spread not >= 0, a negative
-/// capacity).
+/// malformed (1 to 64 sizes, each in [1, 2^20] and increasing; times finite and >= 1 ns;
+/// spreads finite and >= 0; capacity >= 0).
 StoredProfiles read_stored_profiles(const std::vector<std::string>& paths);
 
-/// The profiles of a cluster of `devices` (each a device type, or a part of exactly one stored
-/// type's name, case-insensitively), in order; empty `devices`: stored.first_ranks. Throws
-/// UsageError naming a device no profile, or more than one, matches, and listing the stored
-/// types.
-std::vector<StoredProfile> cluster_profiles(const StoredProfiles& stored,
-                                            const std::vector<std::string>& devices);
+/// The device types of a cluster of `devices` (each a device type, case-insensitively, or a part
+/// of exactly one type's name), in order; empty `devices`: stored.first_ranks. Throws UsageError
+/// naming a device no profile, or more than one, matches, and listing the stored types.
+std::vector<std::string> cluster_devices(const StoredProfiles& stored,
+                                         const std::vector<std::string>& devices);
 
-/// Prints the cluster and where each device type's profile came from, then for each distinct
-/// (global batch, state sharding, precision) of the transformer job `job` the auto split's plan on
-/// `cluster` (one rank per entry), its predicted step time against the even split's on the same
-/// profiles, and why. Capacities are the profiles' unless the job's [devices] memory_gib sets them.
-/// Throws UsageError when the job is no transformer, its per-rank memory_gib list is shorter than
-/// the cluster, or a profile timed another model or precision
-/// than the job's (naming its source, the workload key and both values), or the planner refuses
-/// the profiles (a line that extrapolates to <= 0 s within the batch).
-void print_profiled_plans(const job::JobSpec& job, const std::vector<StoredProfile>& cluster,
-                          std::ostream& out);
+/// Writes to `out` the cluster `devices` (one rank per entry) and, for each distinct (global
+/// batch, state sharding, precision) of the transformer job `job`: where each device's profile
+/// came from (the one that timed the job's model in that precision), the auto split's plan on
+/// them, its predicted step time against the even split's on the same profiles, and why.
+/// Capacities are the profiles' unless the job's [devices] memory_gib sets them. A global batch
+/// smaller than the cluster or above 16384 samples (the planner's time grows with its square) is
+/// not planned, with a line saying why. Nothing is written when it throws: UsageError when the
+/// job is no transformer, its per-rank memory_gib list is shorter than the cluster, a device has
+/// no profile of the job's model in a swept precision (naming a profile of it, the workload key
+/// and both values), the cluster mixes host and CUDA profiles, or the planner refuses the
+/// profiles (a line that extrapolates to <= 0 s within the batch; naming the profiles).
+void print_profiled_plans(const job::JobSpec& job, const StoredProfiles& stored,
+                          const std::vector<std::string>& devices, std::ostream& out);
 
 }  // namespace scaletune::cli

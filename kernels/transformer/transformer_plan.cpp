@@ -183,6 +183,11 @@ TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
   for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
     core::RankPlan& r = plan.ranks[i];
     r.step_time_s = r.accumulation * core::micro_batch_time_s(request.profiles[i], r.micro_batch);
+    if (!(r.step_time_s > 0))
+      throw std::invalid_argument(
+          "profile of rank " + std::to_string(i) + ": time of micro-batch " +
+          std::to_string(r.micro_batch) + " extrapolates to " +
+          std::to_string(r.step_time_s / r.accumulation) + " s; measure sizes that cover it");
   }
   return plan;
 }

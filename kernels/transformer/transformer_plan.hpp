@@ -56,8 +56,9 @@ struct TransformerPlan {
 /// even, or memory_proportional_fractions of the chosen micro-batches. sharding "auto": the first
 /// of replicated, zero1, zero2, zero3 (memory-proportional) that fits; when none does, zero3's
 /// plan. `why` ends with the limiting rank and the rank with the largest share of its memory,
-/// from the exact memory. Throws std::invalid_argument when lengths disagree with the rank count
-/// or a needed profile is missing.
+/// from the exact memory. Throws std::invalid_argument when lengths disagree with the rank count,
+/// a needed profile is missing, or a profile's time of a planned micro-batch extrapolates to
+/// <= 0 s.
 TransformerPlan plan_transformer(const TransformerPlanRequest& request);
 
 /// How far apart the ranks' measured speeds are, against the noise of their profiles.

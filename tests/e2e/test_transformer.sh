@@ -108,7 +108,8 @@ def t(rank, m):  # linear between profiled sizes, extrapolated from the nearest 
     x0, x1, y0, y1 = sizes[k], sizes[k + 1], times[k], times[k + 1]
     return y0 + (m - x0) * (y1 - y0) / (x1 - x0)
 block = lines.index("# global batch 12, replicated, fp32 on 3 ranks")
-plan, predicted = lines[block + 1], lines[block + 2]
+plan = next(l for l in lines[block:] if l.startswith("  auto: "))
+predicted = next(l for l in lines[block:] if l.startswith("  predicted step "))
 ranks = re.findall(r"r(\d) b=(\d+) m=(\d+) g=(\d+)", plan)
 assert len(ranks) == 3, plan
 step = max(int(g) * t(int(r), int(m)) for r, b, m, g in ranks)
@@ -136,8 +137,19 @@ cp t.h5 edited.h5
 "$PYTHON" -c '
 import h5py
 h5py.File("edited.h5", "r+")["configs/transformer-r3-b12-auto-fp32-auto/profile/time_s"][1, 0] = -1.0'
-expect_exit 2 "edited.h5 /configs/transformer-r3-b12-auto-fp32-auto rank 1: heterogeneous plan: micro-batch time: time_s must be finite and > 0 s, got -1.0+ at index 0" \
+expect_exit 2 "edited.h5 /configs/transformer-r3-b12-auto-fp32-auto rank 1: time_s\\[0\\] is -1.0+ s; expected a finite time of at least 1 ns" \
   "$SCALETUNE" plan t.toml --profiles edited.h5
 sed -e 's|^hidden = .*|hidden = 64|' t.toml >wider.toml
-expect_exit 2 "t.h5 /configs/transformer-r3-b12-.* rank 0 profiled a model with hidden = 32; the job's workload.hidden is 64" \
+expect_exit 2 "no profile of host-core:0 timed the job's model in fp32: t.h5 /configs/transformer-r3-b12-.* rank 0 profiled a model with hidden = 32; the job's workload.hidden is 64" \
   "$SCALETUNE" plan wider.toml --profiles t.h5
+[ -z "$(sed -n 1p <<<"$out" | grep '^#')" ] || fail "a refused plan wrote its first lines: $out"
+expect_exit 2 "--nodes shapes batch scripts" "$SCALETUNE" plan t.toml --profiles t.h5 --nodes 2
+sed -e 's|^global_batch = .*|global_batch = [20001]|' t.toml >huge.toml
+expect_exit 0 "not planned: the global batch is larger than 16384 samples" \
+  "$SCALETUNE" plan huge.toml --profiles t.h5
+set +e
+"$SCALETUNE" plan t.toml --profiles t.h5 >/dev/full 2>full.err
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "plan to a full disk exited $status: $(cat full.err)"
+grep -q "standard output could not be written" full.err || fail "no message for a full disk: $(cat full.err)"
