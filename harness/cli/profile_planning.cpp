@@ -238,14 +238,11 @@ kernels::TransformerPlanRequest plan_request(const job::JobSpec& job, const job:
   return r;
 }
 
-/// The predicted step time of `plan` on `profiles`: the slowest rank's accumulation x its
-/// micro-batch's time, s.
-double predicted_step_s(const kernels::TransformerPlan& plan,
-                        const std::vector<core::RankProfile>& profiles) {
+/// The predicted step time of `plan`: its slowest rank's step_time_s (plan_transformer predicts
+/// each from the rank's profile), s.
+double predicted_step_s(const kernels::TransformerPlan& plan) {
   double step = 0;
-  for (std::size_t i = 0; i < plan.ranks.size(); ++i)
-    step = std::max(step, plan.ranks[i].accumulation *
-                              core::micro_batch_time_s(profiles[i], plan.ranks[i].micro_batch));
+  for (const core::RankPlan& r : plan.ranks) step = std::max(step, r.step_time_s);
   return step;
 }
 
@@ -266,12 +263,11 @@ void print_plans(const kernels::TransformerPlanRequest& request, std::ostream& o
   const kernels::TransformerPlan even_plan = kernels::plan_transformer(even);
   out << "  auto: " << kernels::describe_plan(planned) << "\n";
   if (!planned.fits) return;
-  const double auto_s = predicted_step_s(planned, request.profiles);
+  const double auto_s = predicted_step_s(planned), even_s = predicted_step_s(even_plan);
   char line[160];
   if (even_plan.fits)
     std::snprintf(line, sizeof line, "  predicted step %.4g s; even %.4g s: %.3fx\n", auto_s,
-                  predicted_step_s(even_plan, request.profiles),
-                  predicted_step_s(even_plan, request.profiles) / auto_s);
+                  even_s, even_s / auto_s);
   else
     std::snprintf(line, sizeof line, "  predicted step %.4g s; even does not fit\n", auto_s);
   out << line;

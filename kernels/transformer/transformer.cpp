@@ -189,7 +189,7 @@ Transformer::Transformer(const job::TransformerOptions& options, const job::Conf
     if (ctx.warmup >= 2 && m_backend->kind() != ops::BackendKind::describe) m_check_step = 1;
   }
   m_plan = plan_transformer(m_request);
-  print_plan("plan");
+  say("plan: " + describe_plan(m_plan));
   if (!m_plan.fits) throw core::MemoryBudgetExceeded(m_plan.why);
   m_trainer = make_trainer();
 }
@@ -200,11 +200,11 @@ std::unique_ptr<ZeroTrainer> Transformer::make_trainer() const {
                                        adam, m_exchange);
 }
 
-void Transformer::print_plan(const std::string& what) const {
+void Transformer::say(const std::string& text) const {
   // A described step (trace, predict) is no run: its plan is in the description, not printed
   // once per described rank and thread.
   if (m_comm->rank() != 0 || m_backend->kind() == ops::BackendKind::describe) return;
-  std::printf("  %s %s: %s\n", m_config_id.c_str(), what.c_str(), describe_plan(m_plan).c_str());
+  std::printf("  %s %s\n", m_config_id.c_str(), text.c_str());
   std::fflush(stdout);
 }
 
@@ -256,19 +256,19 @@ void Transformer::check_plan(core::PhaseTimer& timer) {
   TransformerPlan kept = m_plan;
   switch_plan(std::move(*second), timer);
   const double second_s = checked_step(timer).step_s;
-  char buf[96];
+  char buf[128];
   std::snprintf(buf, sizeof buf, "; a step took %.3g s, the first plan's %.3g s", second_s,
                 first.step_s);
   if (second_s <= first.step_s) {
     m_plan.why += buf;
     m_replanned = true;
-    print_plan("re-plan");
+    say("re-plan: " + describe_plan(m_plan));
     return;
   }
   switch_plan(std::move(kept), timer);
-  if (m_comm->rank() == 0 && m_backend->kind() != ops::BackendKind::describe)
-    std::printf("  %s kept its plan: the re-plan's step took %.3g s, the plan's %.3g s\n",
-                m_config_id.c_str(), second_s, first.step_s);
+  std::snprintf(buf, sizeof buf, "kept its plan: the re-plan's step took %.3g s, the plan's %.3g s",
+                second_s, first.step_s);
+  say(buf);
 }
 
 Transformer::~Transformer() = default;

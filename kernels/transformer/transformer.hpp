@@ -111,8 +111,8 @@ class Transformer final : public core::Workload {
   /// The warm-up check (collective; step's doc): re-plans at most once, and keeps the new plan
   /// only when its step is no slower than the first plan's.
   void check_plan(core::PhaseTimer& timer);
-  /// Rank 0 prints "  <config id> <what>: <describe_plan>".
-  void print_plan(const std::string& what) const;
+  /// Rank 0 of a run (not a described step) prints "  <config id> <text>".
+  void say(const std::string& text) const;
 
   job::TransformerOptions m_options;
   std::unique_ptr<ops::Backend> m_backend;

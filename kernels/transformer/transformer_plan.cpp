@@ -34,10 +34,10 @@ void check(const TransformerPlanRequest& request) {
     throw std::invalid_argument("plan_transformer: per_rank_batch has " +
                                 std::to_string(request.per_rank_batch.size()) + " entries for " +
                                 std::to_string(n) + " ranks");
-  if (profiled && request.profiles.size() != n)
+  if ((profiled || !request.profiles.empty()) && request.profiles.size() != n)
     throw std::invalid_argument(
-        "plan_transformer: a proportional or auto split needs one profile "
-        "per rank, got " +
+        "plan_transformer: a proportional or auto split needs one profile per rank, and given "
+        "profiles must be one per rank; got " +
         std::to_string(request.profiles.size()) + " for " + std::to_string(n) + " ranks");
 }
 
@@ -173,13 +173,17 @@ TransformerPlan plan_as_even(const TransformerPlanRequest& request, const core::
   return plan;
 }
 
-// plan_by_speed, or the even split when the speeds cannot be told apart. Each rank's
-// step_time_s is predicted from its profile.
+// plan_by_speed, or the even split when the speeds cannot be told apart.
 TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
                                     const core::MemoryModel& model, ZeroStage stage) {
   const SpeedContrast contrast = speed_contrast(request.profiles);
-  TransformerPlan plan = contrast.distinguishable() ? plan_by_speed(request, model, stage)
-                                                    : plan_as_even(request, model, contrast);
+  return contrast.distinguishable() ? plan_by_speed(request, model, stage)
+                                    : plan_as_even(request, model, contrast);
+}
+
+// Each rank's step_time_s from its profile: its accumulation x its micro-batch's time. Throws
+// std::invalid_argument when a time extrapolates to <= 0 s.
+void predict_step_times(const TransformerPlanRequest& request, TransformerPlan& plan) {
   for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
     core::RankPlan& r = plan.ranks[i];
     r.step_time_s = r.accumulation * core::micro_batch_time_s(request.profiles[i], r.micro_batch);
@@ -189,7 +193,6 @@ TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
           std::to_string(r.micro_batch) + " extrapolates to " +
           std::to_string(r.step_time_s / r.accumulation) + " s; measure sizes that cover it");
   }
-  return plan;
 }
 
 std::string plural(int count, const std::string& word) {
@@ -265,6 +268,7 @@ TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSha
   TransformerPlan plan = request.per_rank_batch.empty()
                              ? plan_profiled_split(request, model, sharding.stage)
                              : plan_fixed_split(request, model);
+  if (!request.profiles.empty()) predict_step_times(request, plan);
   plan.sharding = sharding;
   for (const core::RankPlan& r : plan.ranks) plan.rounds = std::max(plan.rounds, r.accumulation);
   account_memory(request, plan);

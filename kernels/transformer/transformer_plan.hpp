@@ -26,7 +26,8 @@ struct TransformerPlanRequest {
   StateSharding sharding;
   /// [ranks] bytes each rank may use; <= 0: no limit
   std::vector<std::int64_t> capacity_bytes;
-  /// [ranks] measured micro-batch times (proportional and auto splits only)
+  /// [ranks] measured micro-batch times: required for proportional and auto splits; with an
+  /// even or explicit split they only predict each rank's step_time_s
   std::vector<core::RankProfile> profiles;
 };
 

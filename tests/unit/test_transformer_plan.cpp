@@ -366,6 +366,20 @@ TEST(TransformerPlan, SpeedsWithinTheProfilesSpreadArePlannedAsEven) {
   }
 }
 
+// Given profiles, an even or explicit split predicts each rank's step from them too (what plan
+// --profiles compares the auto split with); without them the prediction stays 0.
+TEST(TransformerPlan, AFixedSplitWithProfilesPredictsEachRanksStep) {
+  TransformerPlanRequest r = request({4, 8}, {0, 0}, "replicated");
+  EXPECT_EQ(plan_transformer(r).ranks[1].step_time_s, 0.0);
+  r.profiles = {linear_profile(0.05), linear_profile(0.02)};
+  const TransformerPlan plan = plan_transformer(r);
+  ASSERT_EQ(plan.ranks[0].accumulation, 1);  // no limit: whole batches
+  EXPECT_NEAR(plan.ranks[0].step_time_s, 4 * 0.05, 1e-12);
+  EXPECT_NEAR(plan.ranks[1].step_time_s, 8 * 0.02, 1e-12);
+  r.profiles.pop_back();
+  EXPECT_THROW(plan_transformer(r), std::invalid_argument);
+}
+
 TEST(CorrectedProfiles, ACommonFactorOrADifferenceWithinTheSpreadChangesNothing) {
   const std::vector<core::RankProfile> profiles = {noisy_profile(0.05, 0.05),
                                                    noisy_profile(0.05, 0.02)};
