@@ -70,6 +70,10 @@ int parse_node_count(const std::string& option, const std::string& text) {
   return parse_count(option, text, "node count");
 }
 
+int parse_sequence_length(const std::string& option, const std::string& text) {
+  return parse_count(option, text, "sequence length");
+}
+
 void expect_h5_path(const std::string& option, const std::string& path) {
   const std::string name = path.substr(path.find_last_of('/') + 1);
   if (name.size() < 4 || !name.ends_with(".h5"))

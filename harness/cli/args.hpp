@@ -44,6 +44,8 @@ int parse_rank_count(const std::string& option, const std::string& text);
 /// `text` as a node count in [1, kMaxRankCount]; UsageError "<option> takes a node count ..."
 /// as parse_rank_count.
 int parse_node_count(const std::string& option, const std::string& text);
+/// `text` as a sequence length (tokens) in [1, kMaxRankCount]; UsageError as parse_rank_count.
+int parse_sequence_length(const std::string& option, const std::string& text);
 
 /// The items of a comma-separated option value ("a.h5,b.h5" -> {"a.h5", "b.h5"}); none for "".
 std::vector<std::string> comma_list(const std::string& list);

@@ -1,6 +1,8 @@
 // scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N] [--nodes N]
 // scaletune import mlperf FILE.csv --out FILE.h5
+// scaletune import cephalo DIR --model NAME --seq-len N --precision P [--cluster C] --out FILE.h5
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -9,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "autotune/cephalo_import.hpp"
 #include "autotune/collective_import.hpp"
 #include "autotune/detail/format.hpp"
 #include "autotune/mlperf_import.hpp"
@@ -30,11 +33,15 @@ using autotune::detail::counted;
 
 constexpr const char* kUsage =
     "scaletune import nccl-tests|osu LOG... --out FILE.h5 [--ranks N] [--nodes N]\n"
-    "       scaletune import mlperf FILE.csv --out FILE.h5";
+    "       scaletune import mlperf FILE.csv --out FILE.h5\n"
+    "       scaletune import cephalo DIR --model NAME --seq-len N --precision fp16|fp32|bf16\n"
+    "                [--cluster NAME] --out FILE.h5";
 
 /// What the command line asks for.
 struct ImportRequest {
   bool mlperf = false;  ///< KIND mlperf: `logs` holds one MLPerf CSV file; `kind` is unused
+  /// KIND cephalo: what to import from the directory `logs` holds; `kind` is unused
+  std::optional<autotune::CephaloImportRequest> cephalo;
   autotune::LogKind kind = autotune::LogKind::nccl_tests;
   std::vector<std::string> logs;
   std::string out;
@@ -59,13 +66,17 @@ struct ImportedLog {
 void parse_kind(const std::string& name, ImportRequest& r) {
   r.mlperf = name == "mlperf";
   if (r.mlperf) return;
+  if (name == "cephalo") {
+    r.cephalo.emplace();
+    return;
+  }
   if (const auto kind = autotune::log_kind_from_string(name)) {
     r.kind = *kind;
     return;
   }
   throw UsageError("unknown KIND '" + name +
-                   "'; KIND is nccl-tests or osu (benchmark logs) or mlperf "
-                   "(MLPerf Training results)");
+                   "'; KIND is nccl-tests or osu (benchmark logs), mlperf (MLPerf Training "
+                   "results) or cephalo (Cephalo's profiles)");
 }
 
 /// Throws UsageError when a log name is empty or one log is named twice (its rows would be
@@ -79,12 +90,47 @@ void expect_distinct(const std::vector<std::string>& logs) {
   }
 }
 
+constexpr std::array kCephaloOptions = {"--model", "--seq-len", "--precision", "--cluster"};
+
+/// Fills r.cephalo from `args` (KIND cephalo); throws UsageError naming a missing or bad option.
+void parse_cephalo(const Args& args, ImportRequest& r) {
+  if (r.logs.size() != 1)
+    throw UsageError(
+        "cephalo takes one directory (with model_latencies.json, model_memory.json "
+        "and model_stats.json)");
+  autotune::CephaloImportRequest& c = *r.cephalo;
+  c.dir = r.logs.front();
+  for (const char* option : {"--model", "--seq-len", "--precision"})
+    if (!args.options.contains(option)) throw UsageError(std::string(option) + " is required");
+  c.model = args.option("--model");
+  c.seq_len = parse_sequence_length("--seq-len", args.option("--seq-len"));
+  c.precision = args.option("--precision");
+  if (c.precision != "fp16" && c.precision != "fp32" && c.precision != "bf16")
+    throw UsageError("--precision " + c.precision + ": expected fp16, fp32 or bf16");
+  if (args.options.contains("--cluster")) c.cluster = args.option("--cluster");
+  for (const char* option : {"--ranks", "--nodes"})
+    if (args.options.contains(option))
+      throw UsageError(std::string(option) + " applies to nccl-tests and OSU logs only");
+}
+
 ImportRequest parse_request(int argc, char** argv) {
-  const Args args = parse_args(argc, argv, 2, "import", {"--out", "--ranks", "--nodes"}, {});
+  const Args args = parse_args(
+      argc, argv, 2, "import",
+      {"--out", "--ranks", "--nodes", "--model", "--seq-len", "--precision", "--cluster"}, {});
   if (args.positional.empty()) throw UsageError("no KIND given");
   ImportRequest r;
   parse_kind(args.positional.front(), r);
   r.logs.assign(args.positional.begin() + 1, args.positional.end());
+  if (r.cephalo) {
+    parse_cephalo(args, r);
+    if (!args.options.contains("--out")) throw UsageError("--out FILE.h5 is required");
+    r.out = args.option("--out");
+    expect_h5_path("--out", r.out);
+    return r;
+  }
+  for (const char* option : kCephaloOptions)
+    if (args.options.contains(option))
+      throw UsageError(std::string(option) + " applies to KIND cephalo only");
   if (r.logs.empty()) throw UsageError(r.mlperf ? "no CSV file given" : "no log file given");
   if (r.mlperf && r.logs.size() > 1)
     throw UsageError("mlperf takes one CSV file; import each file with its own command");
@@ -319,6 +365,31 @@ int import_logs(const ImportRequest& request, int argc, char** argv) {
   return kOk;
 }
 
+/// "scaletune import: warning: left out a, b: WHY" on stderr unless `gpus` is empty.
+void warn_left_out(const std::vector<std::string>& gpus, const std::string& why) {
+  if (gpus.empty()) return;
+  std::string listed;
+  for (const std::string& gpu : gpus) listed += (listed.empty() ? "" : ", ") + gpu;
+  std::cerr << "scaletune import: warning: left out " << listed << ": " << why << "\n";
+}
+
+/// scaletune import cephalo DIR ...: one configuration holding the profile.
+int import_cephalo(const ImportRequest& request, int argc, char** argv) {
+  autotune::CephaloImport imported = autotune::read_cephalo_profiles(*request.cephalo);
+  const results::ProfileTable& profile = *imported.config.profile;
+  std::string gpus;
+  for (const std::string& gpu : profile.devices) gpus += (gpus.empty() ? "" : ", ") + gpu;
+  const std::string id = imported.config.id;
+  store(request.out, ImportBatch{{}, {std::move(imported.config)}}, import_provenance(argc, argv));
+  std::cout << "scaletune import: stored the profile " << request.out << " /configs/" << id
+            << " of " << profile.ranks << " GPU types (" << gpus << ")\n";
+  warn_left_out(imported.skipped, "Cephalo's GPU_MEMORY table gives no capacity for them");
+  warn_left_out(imported.legacy,
+                "their latencies are in a legacy format (a number or a flat list), not "
+                "[[fwd slope, intercept], [bwd slope, intercept], ...]");
+  return kOk;
+}
+
 /// scaletune import mlperf FILE.csv --out FILE.h5: one configuration per kept row.
 int import_mlperf(const ImportRequest& request, int argc, char** argv) {
   const std::string& csv = request.logs.front();
@@ -346,6 +417,7 @@ int import_command(int argc, char** argv) {
     return kBadInput;
   }
   try {
+    if (request->cephalo) return import_cephalo(*request, argc, argv);
     return request->mlperf ? import_mlperf(*request, argc, argv)
                            : import_logs(*request, argc, argv);
   } catch (const std::exception& e) {  // a log, the result file or the lock: nothing written

@@ -43,13 +43,13 @@ std::map<std::string, double> model_of(const results::ConfigResult& c) {
   return model;
 }
 
-/// The first difference of `stored` from the job's model, "" when none.
+/// The first difference of `stored` from the job's model, "" when none (a key `stored` lacks is
+/// not compared).
 std::string model_difference(const std::map<std::string, double>& stored,
                              const job::TransformerOptions& job_model) {
   for (const auto& [key, wanted] : model_keys(job_model)) {
     const auto it = stored.find(key);
-    if (it == stored.end()) return "has no " + key + " attribute";
-    if (it->second == wanted) continue;
+    if (it == stored.end() || it->second == wanted) continue;
     char value[64];
     std::snprintf(value, sizeof value, "%.17g", it->second);
     return "profiled a model with " + key + " = " + value + "; the job's workload." + key + " is " +
@@ -58,9 +58,33 @@ std::string model_difference(const std::map<std::string, double>& stored,
   return "";
 }
 
+/// "finite and >= 0" check of an optional term of a profile.
+bool non_negative(double value) {
+  return std::isfinite(value) && value >= 0;
+}
+
+/// Throws UsageError naming `source` unless the overhead and memory model of rank `r` of `table`
+/// are finite and >= 0.
+void expect_well_formed_terms(const results::ProfileTable& table, std::size_t r,
+                              const std::string& source) {
+  const auto fail = [&](const std::string& what, double value) {
+    throw UsageError(source + ": " + what + " is " + std::to_string(value) +
+                     "; expected finite and >= 0");
+  };
+  if (!table.accumulation_overhead_s.empty() && !non_negative(table.accumulation_overhead_s[r]))
+    fail("accumulation_overhead_s", table.accumulation_overhead_s[r]);
+  if (!table.memory_model) return;
+  const auto& m = *table.memory_model;
+  for (const auto& [name, value] :
+       {std::pair{"state_bytes", m.state_bytes}, std::pair{"replicated_bytes", m.replicated_bytes},
+        std::pair{"activation_bytes_per_sample", m.activation_bytes_per_sample}})
+    if (!non_negative(value)) fail(name, value);
+}
+
 /// Throws UsageError naming `source` unless rank `r` of `table` is a profile the planner takes.
 void expect_well_formed(const results::ProfileTable& table, std::size_t r,
                         const std::string& source) {
+  expect_well_formed_terms(table, r, source);
   const std::size_t n = table.micro_batches.size();
   const auto fail = [&](const std::string& what) { throw UsageError(source + ": " + what); };
   if (n < 1 || n > kMaxSizes)
@@ -92,7 +116,22 @@ core::RankProfile rank_profile(const results::ProfileTable& table, std::size_t r
   p.time_s.assign(table.time_s.begin() + first, table.time_s.begin() + last);
   p.spread.assign(table.spread.begin() + first, table.spread.begin() + last);
   p.capacity_bytes = table.capacity_bytes[r];
+  if (!table.accumulation_overhead_s.empty())
+    p.accumulation_overhead_s = table.accumulation_overhead_s[r];
   return p;
+}
+
+/// The stored memory model of `table`, if any.
+std::optional<core::MemoryModel> memory_model_of(const results::ProfileTable& table) {
+  if (!table.memory_model) return std::nullopt;
+  const auto& m = *table.memory_model;
+  return core::MemoryModel{m.state_bytes, m.replicated_bytes, m.activation_bytes_per_sample};
+}
+
+/// The device type rank `r` of `c` profiled: the profile's own, else its launch record's.
+std::string profiled_device(const results::ConfigResult& c, std::size_t r) {
+  if (!c.profile->devices.empty()) return c.profile->devices[r];
+  return device_type(c.launch->ranks[r].device);
 }
 
 bool same_kind(const StoredProfile& a, const StoredProfile& b) {
@@ -115,17 +154,14 @@ void keep(std::vector<StoredProfile>& kept, StoredProfile candidate) {
 bool add_profiles(const results::ResultSet& set, const std::string& path, StoredProfiles& out) {
   bool found = false;
   for (const results::ConfigResult& c : set.configs) {
-    if (!c.profile || !c.launch) continue;
+    if (!c.profile || (!c.launch && c.profile->devices.empty())) continue;
     const bool first = out.profiles.empty();
     for (std::size_t r = 0; r < static_cast<std::size_t>(c.ranks); ++r) {
       const std::string source = path + " /configs/" + c.id + " rank " + std::to_string(r);
       expect_well_formed(*c.profile, r, source);
-      StoredProfile s{device_type(c.launch->ranks[r].device),
-                      rank_profile(*c.profile, r),
-                      source,
-                      model_of(c),
-                      c.precision,
-                      c.device_kind};
+      StoredProfile s{
+          profiled_device(c, r), rank_profile(*c.profile, r), source, model_of(c), c.precision,
+          c.device_kind,         memory_model_of(*c.profile)};
       if (first) out.first_ranks.push_back(s.device);
       keep(out.profiles, std::move(s));
     }
@@ -199,6 +235,35 @@ const StoredProfile& profile_for(const StoredProfiles& stored, const std::string
                    (difference.empty() ? "profiled precision " + other->precision : difference));
 }
 
+/// "FILE /configs/<id> rank R, ..." of the distinct profiles of `cluster`.
+std::string sources(const std::vector<const StoredProfile*>& cluster) {
+  std::vector<std::string> named;
+  for (const StoredProfile* s : cluster)
+    if (std::ranges::find(named, s->source) == named.end()) named.push_back(s->source);
+  return joined(named);
+}
+
+bool same_memory_model(const std::optional<core::MemoryModel>& a,
+                       const std::optional<core::MemoryModel>& b) {
+  if (!a || !b) return !a && !b;
+  return a->state_bytes == b->state_bytes && a->replicated_bytes == b->replicated_bytes &&
+         a->activation_bytes_per_sample == b->activation_bytes_per_sample;
+}
+
+/// Throws UsageError when the profiles of `cluster` (the last one new) cannot be planned
+/// together: different device kinds or memory models.
+void expect_compatible(const std::vector<const StoredProfile*>& cluster) {
+  const StoredProfile& first = *cluster.front();
+  const StoredProfile& last = *cluster.back();
+  if (last.device_kind != first.device_kind)
+    throw UsageError("the cluster mixes " + first.device_kind + " and " + last.device_kind +
+                     " profiles; their memory models differ: plan each kind alone");
+  if (!same_memory_model(first.memory_model, last.memory_model))
+    throw UsageError("the profiles " + first.source + " and " + last.source +
+                     " hold different memory models (or one holds none): plan profiles of one "
+                     "import, or of runs, alone");
+}
+
 /// The cluster's profiles for `config`; throws UsageError when the cluster mixes device kinds.
 std::vector<const StoredProfile*> config_profiles(const job::JobSpec& job,
                                                   const job::Config& config,
@@ -208,11 +273,14 @@ std::vector<const StoredProfile*> config_profiles(const job::JobSpec& job,
   std::vector<const StoredProfile*> cluster;
   for (const std::string& device : devices) {
     cluster.push_back(&profile_for(stored, device, job.workload.transformer, precision));
-    if (cluster.back()->device_kind != cluster.front()->device_kind)
-      throw UsageError("the cluster mixes " + cluster.front()->device_kind + " and " +
-                       cluster.back()->device_kind +
-                       " profiles; their memory models differ: plan each kind alone");
+    expect_compatible(cluster);
   }
+  if (cluster.front()->memory_model &&
+      std::get<job::StateSharding>(config.sharding).stage != job::ZeroStage::zero3)
+    throw UsageError("the profiles " + sources(cluster) +
+                     " hold an imported memory model of fully sharded training state (FSDP): the "
+                     "job's sweep.sharding must be zero3 or zero3:memory_proportional, not " +
+                     job::state_sharding_text(std::get<job::StateSharding>(config.sharding)));
   return cluster;
 }
 
@@ -235,6 +303,7 @@ kernels::TransformerPlanRequest plan_request(const job::JobSpec& job, const job:
     r.capacity_bytes.push_back(configured > 0 ? configured : cluster[i]->profile.capacity_bytes);
     r.profiles.push_back(cluster[i]->profile);
   }
+  r.memory_model = cluster.front()->memory_model;
   return r;
 }
 
@@ -244,14 +313,6 @@ double predicted_step_s(const kernels::TransformerPlan& plan) {
   double step = 0;
   for (const core::RankPlan& r : plan.ranks) step = std::max(step, r.step_time_s);
   return step;
-}
-
-/// "FILE /configs/<id> rank R, ..." of the distinct profiles of `cluster`.
-std::string sources(const std::vector<const StoredProfile*>& cluster) {
-  std::vector<std::string> named;
-  for (const StoredProfile* s : cluster)
-    if (std::ranges::find(named, s->source) == named.end()) named.push_back(s->source);
-  return joined(named);
 }
 
 /// The auto plan of `config` on `cluster` against the even split's.
@@ -274,6 +335,16 @@ void print_plans(const kernels::TransformerPlanRequest& request, std::ostream& o
   if (!even_plan.fits) out << "  even: " << even_plan.why << "\n";
 }
 
+/// " (model keys it does not record, not compared: heads, vocab)", or "".
+std::string unrecorded_keys(const StoredProfile& s) {
+  std::vector<std::string> missing;
+  for (const auto& [key, unused] : model_keys({}))
+    if (!s.model.contains(key)) missing.push_back(key);
+  return missing.empty()
+             ? ""
+             : " (model keys it does not record, not compared: " + joined(missing) + ")";
+}
+
 /// One configuration's block: its heading, where its profiles came from, its plans.
 void print_config(const job::JobSpec& job, const job::Config& config, const StoredProfiles& stored,
                   const std::vector<std::string>& devices, std::ostream& out) {
@@ -284,7 +355,8 @@ void print_config(const job::JobSpec& job, const job::Config& config, const Stor
   const std::vector<const StoredProfile*> cluster = config_profiles(job, config, stored, devices);
   std::set<std::string> named;
   for (const StoredProfile* s : cluster)
-    if (named.insert(s->device).second) out << "# " << s->device << ": " << s->source << "\n";
+    if (named.insert(s->device).second)
+      out << "# " << s->device << ": " << s->source << unrecorded_keys(*s) << "\n";
   if (config.global_batch < n || config.global_batch > kMaxPlannedBatch) {
     out << "  not planned: the global batch is " << (config.global_batch < n ? "smaller" : "larger")
         << " than " << (config.global_batch < n ? std::to_string(n) + " ranks" : "16384 samples")

@@ -5,6 +5,7 @@
 // made of those types.
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ struct StoredProfile {
   std::map<std::string, double> model;
   std::string precision;    ///< the configuration's ("fp32", ...)
   std::string device_kind;  ///< where it ran: "host" or "cuda"
+  /// The memory model stored with it (imported profiles); absent: the job's model gives it
+  std::optional<core::MemoryModel> memory_model;
 };
 
 /// The stored profiles of some result files.
@@ -38,11 +41,12 @@ struct StoredProfiles {
 /// L4" gives "NVIDIA L4"); other names stay as they are ("host-core:1").
 std::string device_type(const std::string& device);
 
-/// Every rank profile stored in the result files `paths` (/configs/<id>/profile with its launch
-/// record). Throws results::ResultError for a file that cannot be read, UsageError naming the
-/// file when one holds no profile, and naming the configuration and rank when a profile is
-/// malformed (1 to 64 sizes, each in [1, 2^20] and increasing; times finite and >= 1 ns;
-/// spreads finite and >= 0; capacity >= 0).
+/// Every rank profile stored in the result files `paths` (/configs/<id>/profile with its device
+/// dataset or its launch record). Throws results::ResultError for a file that cannot be read,
+/// UsageError naming the file when one holds no profile, and naming the configuration and rank when
+/// a profile is malformed (1 to 64 sizes, each in [1, 2^20] and increasing; times finite and >= 1
+/// ns; spreads finite and >= 0; capacity >= 0; accumulation overheads and memory-model terms finite
+/// and >= 0).
 StoredProfiles read_stored_profiles(const std::vector<std::string>& paths);
 
 /// The device types of a cluster of `devices` (each a device type, case-insensitively, or a part
@@ -60,8 +64,11 @@ std::vector<std::string> cluster_devices(const StoredProfiles& stored,
 /// not planned, with a line saying why. Nothing is written when it throws: UsageError when the
 /// job is no transformer, its per-rank memory_gib list is shorter than the cluster, a device has
 /// no profile of the job's model in a swept precision (naming a profile of it, the workload key
-/// and both values), the cluster mixes host and CUDA profiles, or the planner refuses the
-/// profiles (a line that extrapolates to <= 0 s within the batch; naming the profiles).
+/// and both values; a model key the profile does not record is not compared, and the output
+/// says so), the cluster mixes host and CUDA profiles or profiles with and without a stored
+/// memory model (or different ones), a stored memory model is planned with another sharding than
+/// zero3 (it describes fully sharded state), or the planner refuses the profiles (a line that
+/// extrapolates to <= 0 s within the batch; naming the profiles).
 void print_profiled_plans(const job::JobSpec& job, const StoredProfiles& stored,
                           const std::vector<std::string>& devices, std::ostream& out);
 

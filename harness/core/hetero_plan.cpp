@@ -38,6 +38,9 @@ void validate_profile(const RankProfile& profile, const std::string& who) {
                                              std::to_string(profile.time_s[k]) + " at index " +
                                              std::to_string(k));
   }
+  require(std::isfinite(profile.accumulation_overhead_s) && profile.accumulation_overhead_s >= 0,
+          who + "accumulation_overhead_s must be finite and >= 0 s, got " +
+              std::to_string(profile.accumulation_overhead_s));
 }
 
 void validate_model(const MemoryModel& model) {
@@ -58,11 +61,13 @@ double fixed_bytes(const MemoryModel& model, int micro_batch) {
 struct RankTable {
   std::vector<double> time_s;        // t(m), s
   std::vector<double> max_fraction;  // largest shard fraction that fits (<= 1); < 0: m misfits
+  double overhead_s = 0.0;           // added by each micro-batch after the first, s
 };
 
 RankTable make_table(const RankProfile& profile, const MemoryModel& model, int global_batch,
                      std::size_t rank) {
-  RankTable table{std::vector<double>(global_batch + 1), std::vector<double>(global_batch + 1)};
+  RankTable table{std::vector<double>(global_batch + 1), std::vector<double>(global_batch + 1),
+                  profile.accumulation_overhead_s};
   const auto capacity = static_cast<double>(profile.capacity_bytes);
   for (int m = 1; m <= global_batch; ++m) {
     table.time_s[m] = micro_batch_time_s(profile, m);
@@ -80,7 +85,7 @@ RankTable make_table(const RankProfile& profile, const MemoryModel& model, int g
 /// Busy time of `accumulation` micro-batches of `micro_batch` samples, s; the one formula both
 /// the candidate times and the feasibility checks use, so equal plans compare equal.
 double busy_s(const RankTable& table, int micro_batch, int accumulation) {
-  return accumulation * table.time_s[micro_batch];
+  return accumulation * table.time_s[micro_batch] + (accumulation - 1) * table.overhead_s;
 }
 
 /// Whether `g` micro-batches are allowed: any count when `accumulation` is 0, else exactly it.
@@ -88,7 +93,8 @@ bool allowed_accumulation(int g, int accumulation) {
   return accumulation == 0 || g == accumulation;
 }
 
-/// Every busy time g * t_i(m) with g * m <= B, g allowed and m fitting, sorted and unique, s.
+/// Every busy time g * t_i(m) + (g - 1) * overhead_i with g * m <= B, g allowed and m fitting,
+/// sorted and unique, s.
 std::vector<double> candidate_times(const std::vector<RankTable>& tables, int global_batch,
                                     int accumulation) {
   std::vector<double> times;
@@ -320,6 +326,12 @@ double micro_batch_time_s(const RankProfile& profile, int micro_batch) {
   const std::size_t lo = hi - 1;
   const double slope = (time[hi] - time[lo]) / (size[hi] - size[lo]);
   return time[lo] + slope * (micro_batch - size[lo]);
+}
+
+double step_time_s(const RankProfile& profile, int micro_batch, int accumulation) {
+  require(accumulation >= 1, "accumulation must be >= 1, got " + std::to_string(accumulation));
+  const double t = micro_batch_time_s(profile, micro_batch);
+  return accumulation * t + (accumulation - 1) * profile.accumulation_overhead_s;
 }
 
 std::vector<double> memory_proportional_fractions(const std::vector<std::int64_t>& capacity,

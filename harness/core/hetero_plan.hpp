@@ -15,12 +15,16 @@ namespace scaletune::core {
 /// and `time_s` (seconds of one micro-batch, forward + backward, > 0) have equal length >= 1.
 /// `capacity_bytes` is the memory the rank may use (> 0). `spread` is the noise of the timings:
 /// for each size the relative spread of its repeated calls, (p75 - p25) / median; empty when
-/// not measured (the planner then takes the timings as exact).
+/// not measured (the planner then takes the timings as exact). `accumulation_overhead_s` (>= 0,
+/// s) is what each micro-batch after the first adds to a step besides its own time: 0 for
+/// profiles timed here (their micro-batch time includes it); Cephalo's cost model charges 10 ms
+/// per transformer layer (Guo et al., ICS 2025; split_workload.py's ga_overhead).
 struct RankProfile {
   std::vector<int> micro_batches;
   std::vector<double> time_s;
   std::int64_t capacity_bytes = 0;
   std::vector<double> spread;
+  double accumulation_overhead_s = 0.0;
 };
 
 /// Bytes one rank holds: state_bytes * s_i (parameters, gradients and optimizer state, sharded
@@ -58,6 +62,11 @@ struct HeteroPlan {
 /// micro_batch < 1 or the profile is malformed (see RankProfile).
 double micro_batch_time_s(const RankProfile& profile, int micro_batch);
 
+/// Busy time of a step of `accumulation` micro-batches of `micro_batch` samples on `profile`, s:
+/// accumulation * micro_batch_time_s + (accumulation - 1) * accumulation_overhead_s. Throws as
+/// micro_batch_time_s, and when accumulation < 1 or the overhead is negative or not finite.
+double step_time_s(const RankProfile& profile, int micro_batch, int accumulation);
+
 /// Shard fractions s_i (>= 0, sum 1), one per rank, so every rank uses the same fraction f of
 /// its capacity: f = (state + sum_A fixed_i) / sum_A capacity_i and
 /// s_i = (f * capacity_i - fixed_i) / state, with fixed_i = replicated + activation * m_i, over
@@ -76,7 +85,7 @@ std::vector<double> memory_proportional_fractions(const std::vector<std::int64_t
 /// or a speed is not positive.
 std::vector<int> proportional_split(int global_batch, const std::vector<double>& speed);
 
-/// The plan that minimises step time T = max_i g_i * t_i(m_i) (t_i from micro_batch_time_s)
+/// The plan that minimises step time T = max_i step_time_s(profile_i, m_i, g_i)
 /// subject to sum b_i = global_batch, b_i = g_i * m_i exactly (b_i >= 1, m_i in 1..B), and
 /// every rank's memory <= its capacity for some shard fractions s_i >= 0 summing to 1.
 /// Exact: a binary search over the candidate times g * t_i(m), each checked by a dynamic

@@ -116,6 +116,19 @@ struct ProfileTable {
   /// [ranks * sizes]: (p75 - p25) / median of the size's timed calls (>= 0)
   std::vector<double> spread;
   std::vector<std::int64_t> capacity_bytes;  ///< [ranks] bytes the rank could use; 0: no limit
+  /// [ranks] the device type each row timed; empty when the launch record names the devices
+  /// (imported profiles have no launch)
+  std::vector<std::string> devices;
+  /// [ranks] s each micro-batch after the first adds to a step (core::RankProfile); empty: 0
+  std::vector<double> accumulation_overhead_s;
+  /// A memory model measured with the profile (imported ones), bytes; absent: the planner
+  /// computes the memory from the job's model
+  struct MemoryTerms {
+    double state_bytes = 0;                  ///< the whole training state, sharded under zero3
+    double replicated_bytes = 0;             ///< every rank's besides state and activations
+    double activation_bytes_per_sample = 0;  ///< per sample of a micro-batch
+  };
+  std::optional<MemoryTerms> memory_model;
 };
 
 /// One /configs/<id> group.

@@ -1,6 +1,7 @@
 #include "kernels/transformer/transformer_plan.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -181,17 +182,18 @@ TransformerPlan plan_profiled_split(const TransformerPlanRequest& request,
                                     : plan_as_even(request, model, contrast);
 }
 
-// Each rank's step_time_s from its profile: its accumulation x its micro-batch's time. Throws
-// std::invalid_argument when a time extrapolates to <= 0 s.
+// Each rank's step_time_s from its profile (core::step_time_s). Throws std::invalid_argument
+// when a micro-batch's time extrapolates to <= 0 s.
 void predict_step_times(const TransformerPlanRequest& request, TransformerPlan& plan) {
   for (std::size_t i = 0; i < plan.ranks.size(); ++i) {
     core::RankPlan& r = plan.ranks[i];
-    r.step_time_s = r.accumulation * core::micro_batch_time_s(request.profiles[i], r.micro_batch);
-    if (!(r.step_time_s > 0))
-      throw std::invalid_argument(
-          "profile of rank " + std::to_string(i) + ": time of micro-batch " +
-          std::to_string(r.micro_batch) + " extrapolates to " +
-          std::to_string(r.step_time_s / r.accumulation) + " s; measure sizes that cover it");
+    const double micro_s = core::micro_batch_time_s(request.profiles[i], r.micro_batch);
+    if (!(micro_s > 0))
+      throw std::invalid_argument("profile of rank " + std::to_string(i) +
+                                  ": time of micro-batch " + std::to_string(r.micro_batch) +
+                                  " extrapolates to " + std::to_string(micro_s) +
+                                  " s; measure sizes that cover it");
+    r.step_time_s = core::step_time_s(request.profiles[i], r.micro_batch, r.accumulation);
   }
 }
 
@@ -230,6 +232,32 @@ std::string explanation(const TransformerPlan& plan, const std::vector<std::int6
   return text;
 }
 
+// Records that rank i needs `needed` bytes of its `cap`, and the shortfall when it is the worst
+// so far; `what` describes the need.
+void note_need(TransformerPlan& plan, std::size_t i, std::int64_t cap, const std::string& what,
+               std::int64_t& worst) {
+  const std::int64_t short_by = plan.ranks[i].memory_bytes - cap;
+  if (short_by <= 0 || short_by <= worst) return;
+  plan.fits = false, worst = short_by;
+  plan.why = "the plan does not fit rank " + std::to_string(i) + ": it needs " +
+             core::format_bytes(plan.ranks[i].memory_bytes) + " (" + what + ", micro-batch " +
+             std::to_string(plan.ranks[i].micro_batch) + "), more than its " +
+             core::format_bytes(cap) + ": short by " + core::format_bytes(short_by);
+}
+
+// Memory of every rank by a given memory model, whether all fit, and the shortfall when not.
+void account_modelled_memory(const TransformerPlanRequest& request, const core::MemoryModel& model,
+                             TransformerPlan& plan) {
+  const std::vector<std::int64_t> cap = capacities(request);
+  plan.fits = true;
+  std::int64_t worst = 0;
+  for (std::size_t i = 0; i < cap.size(); ++i) {
+    core::RankPlan& r = plan.ranks[i];
+    r.memory_bytes = std::llround(model_bytes(model, r.shard_fraction, r.micro_batch));
+    note_need(plan, i, cap[i], "by the imported memory model", worst);
+  }
+}
+
 // Exact memory of every rank, whether all fit, and the shortfall when not.
 void account_memory(const TransformerPlanRequest& request, TransformerPlan& plan) {
   const std::vector<std::int64_t> units = GptModel::unit_parameter_counts(request.shape);
@@ -251,27 +279,47 @@ void account_memory(const TransformerPlanRequest& request, TransformerPlan& plan
     plan.memory.push_back(
         transformer_memory(shape, plan.sharding.stage, layout.counts[i], scratch[i]));
     plan.ranks[i].memory_bytes = plan.memory[i].total();
-    const std::int64_t short_by = plan.ranks[i].memory_bytes - cap[i];
-    if (short_by <= 0 || short_by <= worst) continue;
-    plan.fits = false, worst = short_by;
-    plan.why = "the plan does not fit rank " + std::to_string(i) + ": it needs " +
-               core::format_bytes(plan.ranks[i].memory_bytes) + " (" + plan.memory[i].describe() +
-               ", micro-batch " + std::to_string(plan.ranks[i].micro_batch) + "), more than its " +
-               core::format_bytes(cap[i]) + ": short by " + core::format_bytes(short_by);
+    note_need(plan, i, cap[i], plan.memory[i].describe(), worst);
   }
 }
 
-TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSharding& sharding) {
+// The request's memory_model for zero3 (its state spread evenly over the ranks' replicated
+// bytes without memory_proportional). Throws std::invalid_argument for another stage.
+core::MemoryModel given_memory_model(const TransformerPlanRequest& request,
+                                     const StateSharding& sharding) {
+  if (sharding.stage != ZeroStage::zero3)
+    throw std::invalid_argument(
+        "an imported memory model describes fully sharded training state (FSDP, ZeRO-3); plan "
+        "it with zero3, not " +
+        std::string(stage_name(sharding.stage)));
+  core::MemoryModel model = *request.memory_model;
+  if (!sharding.memory_proportional) {
+    model.replicated_bytes +=
+        model.state_bytes / static_cast<double>(request.capacity_bytes.size());
+    model.state_bytes = 0.0;
+  }
+  return model;
+}
+
+core::MemoryModel memory_model(const TransformerPlanRequest& request,
+                               const StateSharding& sharding) {
+  if (request.memory_model) return given_memory_model(request, sharding);
   const int n = static_cast<int>(request.capacity_bytes.size());
-  const core::MemoryModel model =
-      transformer_memory_model(request.shape, sharding.stage, sharding.memory_proportional, n);
+  return transformer_memory_model(request.shape, sharding.stage, sharding.memory_proportional, n);
+}
+
+TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSharding& sharding) {
+  const core::MemoryModel model = memory_model(request, sharding);
   TransformerPlan plan = request.per_rank_batch.empty()
                              ? plan_profiled_split(request, model, sharding.stage)
                              : plan_fixed_split(request, model);
   if (!request.profiles.empty()) predict_step_times(request, plan);
   plan.sharding = sharding;
   for (const core::RankPlan& r : plan.ranks) plan.rounds = std::max(plan.rounds, r.accumulation);
-  account_memory(request, plan);
+  if (request.memory_model)
+    account_modelled_memory(request, model, plan);
+  else
+    account_memory(request, plan);
   if (plan.fits) plan.why += explanation(plan, capacities(request));
   return plan;
 }

@@ -29,13 +29,19 @@ struct TransformerPlanRequest {
   /// [ranks] measured micro-batch times: required for proportional and auto splits; with an
   /// even or explicit split they only predict each rank's step_time_s
   std::vector<core::RankProfile> profiles;
+  /// The memory of a model profiled elsewhere (an imported Cephalo profile): its fully sharded
+  /// training state, what every rank holds besides it, and activations per sample of a
+  /// micro-batch, bytes. When set it replaces the memory computed from `shape`: only zero3 is
+  /// planned (sharding.stage must be zero3; even fractions without memory_proportional), each
+  /// rank's memory_bytes comes from it alone and TransformerPlan::memory stays empty.
+  std::optional<core::MemoryModel> memory_model;
 };
 
 /// A plan: the stage, each rank's part (step_time_s predicted from the profile, 0 without one;
-/// memory_bytes = memory[i].total()), the exact memory of each rank, rounds = max g_i (the
-/// collective rounds of zero2 and zero3), whether every rank fits, and why it was chosen (or, when
-/// it does not fit, "the plan does not fit rank R: it needs X (breakdown), more than its Y: short
-/// by Z").
+/// memory_bytes = memory[i].total(), or by the request's memory_model), the exact memory of each
+/// rank, rounds = max g_i (the collective rounds of zero2 and zero3), whether every rank fits, and
+/// why it was chosen (or, when it does not fit, "the plan does not fit rank R: it needs X
+/// (breakdown), more than its Y: short by Z").
 struct TransformerPlan {
   StateSharding sharding;  ///< automatic false: the stage the plan uses
   std::vector<core::RankPlan> ranks;
@@ -59,7 +65,7 @@ struct TransformerPlan {
 /// plan. `why` ends with the limiting rank and the rank with the largest share of its memory,
 /// from the exact memory. Throws std::invalid_argument when lengths disagree with the rank count,
 /// a needed profile is missing, or a profile's time of a planned micro-batch extrapolates to
-/// <= 0 s.
+/// <= 0 s, or memory_model is set with another stage than zero3.
 TransformerPlan plan_transformer(const TransformerPlanRequest& request);
 
 /// How far apart the ranks' measured speeds are, against the noise of their profiles.

@@ -49,6 +49,11 @@ double bytes_of(const core::MemoryModel& model, double fraction, int micro_batch
          model.activation_bytes_per_sample * micro_batch;
 }
 
+/// g micro-batches of m samples: g t(m) + (g - 1) accumulation_overhead_s.
+double reference_step_s(const core::RankProfile& p, int m, int g) {
+  return g * reference_time_s(p, m) + (g - 1) * p.accumulation_overhead_s;
+}
+
 struct BruteForce {
   double step_time_s = std::numeric_limits<double>::infinity();
   bool fits = false;
@@ -67,7 +72,7 @@ bool state_fits(const std::vector<core::RankProfile>& profiles, const core::Memo
     remaining -= fraction;
     if (bytes_of(model, fraction, micro[i]) > capacity * (1 + 1e-12)) return false;
   }
-  return remaining <= 0.0;
+  return remaining <= 1e-12;  // 1 - 0.7 - 0.3 leaves 5.6e-17
 }
 
 /// Every split of B into b_i >= 1 and every micro-batch m_i dividing b_i (with b_i / m_i =
@@ -89,7 +94,7 @@ BruteForce brute_force(const std::vector<core::RankProfile>& profiles,
       for (int m = 1; m <= b; ++m) {
         if (b % m != 0 || (accumulation > 0 && b / m != accumulation)) continue;
         micro[i] = m;
-        visit(i + 1, left - b, std::max(t, (b / m) * reference_time_s(profiles[i], m)));
+        visit(i + 1, left - b, std::max(t, reference_step_s(profiles[i], m, b / m)));
       }
   };
   visit(0, global_batch, 0.0);
@@ -109,7 +114,7 @@ void expect_consistent(const core::HeteroPlan& plan, const std::vector<core::Ran
     EXPECT_GE(r.batch, 1);
     EXPECT_EQ(r.batch, r.micro_batch * r.accumulation);
     EXPECT_GE(r.shard_fraction, 0.0);
-    EXPECT_NEAR(r.step_time_s, r.accumulation * reference_time_s(profiles[i], r.micro_batch), 1e-9);
+    EXPECT_NEAR(r.step_time_s, reference_step_s(profiles[i], r.micro_batch, r.accumulation), 1e-9);
     EXPECT_NEAR(static_cast<double>(r.memory_bytes),
                 bytes_of(model, r.shard_fraction, r.micro_batch), 1.0);
     if (plan.fits) {
@@ -252,6 +257,42 @@ TEST(HeteroPlan, MatchesBruteForceOnRandomProfiles) {
   EXPECT_GT(fitting, 60);
   EXPECT_LT(fitting, 280);
   EXPECT_GT(memory_bound, 20);
+}
+
+// Cephalo's cost model charges each micro-batch after the first a fixed overhead: the planner must
+// still find the least step time, now against g t(m) + (g - 1) overhead.
+TEST(HeteroPlan, MatchesBruteForceWithAccumulationOverhead) {
+  std::mt19937 rng(20261207);
+  std::uniform_real_distribution<double> overhead_s(0.0, 3.0);
+  int accumulating = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    std::vector<core::RankProfile> profiles;
+    for (int i = 0; i < 3; ++i) {
+      profiles.push_back(random_profile(rng));
+      profiles.back().accumulation_overhead_s = overhead_s(rng);
+    }
+    const core::MemoryModel model = model_gb(10.0, 1.0, 2.0);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    const core::HeteroPlan plan = core::plan_heterogeneous(profiles, model, 10);
+    const BruteForce best = brute_force(profiles, model, 10);
+    expect_consistent(plan, profiles, model, 10);
+    ASSERT_EQ(plan.fits, best.fits) << plan.why;
+    if (best.fits) {
+      EXPECT_NEAR(plan.step_time_s, best.step_time_s, 1e-9);
+    }
+    for (const core::RankPlan& r : plan.ranks) accumulating += r.accumulation > 1 ? 1 : 0;
+  }
+  EXPECT_GT(accumulating, 20);  // the overhead must have been charged somewhere
+}
+
+TEST(StepTime, AddsTheOverheadOfEveryMicroBatchAfterTheFirst) {
+  core::RankProfile p = profile({1, 2}, {1.0, 2.0}, 1);
+  p.accumulation_overhead_s = 0.25;
+  EXPECT_DOUBLE_EQ(core::step_time_s(p, 2, 1), 2.0);
+  EXPECT_DOUBLE_EQ(core::step_time_s(p, 2, 3), 3 * 2.0 + 2 * 0.25);
+  EXPECT_THROW(core::step_time_s(p, 2, 0), std::invalid_argument);
+  p.accumulation_overhead_s = -1;
+  EXPECT_THROW(core::step_time_s(p, 2, 2), std::invalid_argument);
 }
 
 TEST(HeteroPlan, LockstepMatchesBruteForceOverCommonAccumulations) {

@@ -65,6 +65,52 @@ TEST(ResultProfile, RoundTripReadsBackEqual) {
   EXPECT_EQ(got.capacity_bytes, want.capacity_bytes);
 }
 
+/// sample_profile with the optional parts an imported profile has.
+ProfileTable imported_profile() {
+  ProfileTable p = sample_profile();
+  p.devices = {"l4", "a6000", "p40"};
+  p.accumulation_overhead_s = {0.32, 0.32, 0.5};
+  p.memory_model = ProfileTable::MemoryTerms{4.4e10, 2.9e9, 3.98e8};
+  return p;
+}
+
+std::string write_imported_file(const test::TempDir& dir) {
+  const std::string path = dir.file("imported.h5");
+  ConfigResult c = profiled_config();
+  c.profile = imported_profile();
+  ResultWriter::create(path, test::sample_provenance(), test::sample_system()).write_config(c);
+  return path;
+}
+
+TEST(ResultProfile, OptionalPartsRoundTripAndAreAbsentWhenNotGiven) {
+  const test::TempDir dir;
+  const ProfileTable got = *read_results(write_imported_file(dir)).configs.at(0).profile;
+  const ProfileTable want = imported_profile();
+  EXPECT_EQ(got.devices, want.devices);
+  EXPECT_EQ(got.accumulation_overhead_s, want.accumulation_overhead_s);
+  ASSERT_TRUE(got.memory_model.has_value());
+  EXPECT_EQ(got.memory_model->state_bytes, 4.4e10);
+  EXPECT_EQ(got.memory_model->replicated_bytes, 2.9e9);
+  EXPECT_EQ(got.memory_model->activation_bytes_per_sample, 3.98e8);
+  const ProfileTable plain = *read_results(write_profiled_file(dir)).configs.at(0).profile;
+  EXPECT_TRUE(plain.devices.empty());
+  EXPECT_TRUE(plain.accumulation_overhead_s.empty());
+  EXPECT_FALSE(plain.memory_model.has_value());
+}
+
+TEST(ResultProfile, ReaderRejectsAMemoryModelMissingATerm) {
+  const test::TempDir dir;
+  const std::string path = write_imported_file(dir);
+  {
+    const test::Id file = test::open_file(path, H5F_ACC_RDWR);
+    const test::Id group = test::open_object(file, profile_path());
+    ASSERT_GE(H5Adelete(group, "replicated_bytes"), 0);
+  }
+  const std::string message = error_of([&] { read_results(path); });
+  EXPECT_TRUE(contains(message, path + ": " + profile_path())) << message;
+  EXPECT_TRUE(contains(message, "holds 2 of the memory model's 3 attributes")) << message;
+}
+
 TEST(ResultProfile, GroupHasTheDocumentedLayout) {
   const test::TempDir dir;
   const test::Id file = test::open_file(write_profiled_file(dir));
@@ -134,7 +180,18 @@ INSTANTIATE_TEST_SUITE_P(
                                  [](ProfileTable& p) { p.capacity_bytes.pop_back(); },
                                  "profile.capacity_bytes holds 2 values; expected ranks = 3"},
                       BadProfile{"OtherRankCount", [](ProfileTable& p) { p.ranks = 2; },
-                                 "profile.ranks is 2; expected the configuration's ranks (3)"}),
+                                 "profile.ranks is 2; expected the configuration's ranks (3)"},
+                      BadProfile{"DevicesShort",
+                                 [](ProfileTable& p) {
+                                   p.devices = {"l4", "p40"};
+                                 },
+                                 "profile.device holds 2 values; expected ranks = 3"},
+                      BadProfile{"OverheadLong",
+                                 [](ProfileTable& p) {
+                                   p.accumulation_overhead_s = {1, 2, 3, 4};
+                                 },
+                                 "profile.accumulation_overhead_s holds 4 values; expected ranks = "
+                                 "3"}),
     [](const ::testing::TestParamInfo<BadProfile>& param) { return param.param.name; });
 
 TEST(ResultProfile, ReaderRejectsCapacitiesOfTheWrongShape) {

@@ -380,6 +380,38 @@ TEST(TransformerPlan, AFixedSplitWithProfilesPredictsEachRanksStep) {
   EXPECT_THROW(plan_transformer(r), std::invalid_argument);
 }
 
+// An imported profile's memory model (Cephalo's) replaces the shape's: every rank's memory by its
+// formula, even shards adding state / ranks to every rank, only zero3 planned; its accumulation
+// overhead is in each rank's predicted step.
+TEST(TransformerPlan, AGivenMemoryModelReplacesTheShapesUnderZero3Only) {
+  TransformerPlanRequest r = request({}, {700, 700}, "zero3:memory_proportional");
+  r.global_batch = 12;
+  r.auto_split = true;
+  r.profiles = {linear_profile(0.05), linear_profile(0.02)};
+  for (core::RankProfile& p : r.profiles) p.accumulation_overhead_s = 0.1;
+  const core::MemoryModel model{1000, 100, 10};
+  r.memory_model = model;
+  for (const char* sharding : {"zero3:memory_proportional", "zero3"}) {
+    SCOPED_TRACE(sharding);
+    r.sharding = job::state_sharding_from_text(sharding).value();
+    const TransformerPlan plan = plan_transformer(r);
+    ASSERT_TRUE(plan.fits) << plan.why;
+    EXPECT_TRUE(plan.memory.empty());
+    const bool even = !r.sharding.memory_proportional;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const core::RankPlan& rank = plan.ranks[i];
+      const double bytes = even ? 100 + 1000 / 2.0 + 10 * rank.micro_batch
+                                : model_bytes(model, rank.shard_fraction, rank.micro_batch);
+      EXPECT_EQ(rank.memory_bytes, std::llround(bytes));
+      EXPECT_LE(rank.memory_bytes, 700);
+      const double per_sample = i == 0 ? 0.05 : 0.02;
+      EXPECT_NEAR(rank.step_time_s, rank.batch * per_sample + (rank.accumulation - 1) * 0.1, 1e-12);
+    }
+  }
+  r.sharding = job::state_sharding_from_text("zero2").value();
+  EXPECT_THROW(plan_transformer(r), std::invalid_argument);
+}
+
 TEST(CorrectedProfiles, ACommonFactorOrADifferenceWithinTheSpreadChangesNothing) {
   const std::vector<core::RankProfile> profiles = {noisy_profile(0.05, 0.05),
                                                    noisy_profile(0.05, 0.02)};

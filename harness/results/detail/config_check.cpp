@@ -73,6 +73,12 @@ void check_profile(const ConfigResult& config, const H5Where& at) {
   check_size(profile.spread.size(), cells, "profile.spread", "ranks * sizes", at);
   check_size(profile.capacity_bytes.size(), static_cast<std::size_t>(config.ranks),
              "profile.capacity_bytes", "ranks", at);
+  if (!profile.devices.empty())
+    check_size(profile.devices.size(), static_cast<std::size_t>(config.ranks), "profile.device",
+               "ranks", at);
+  if (!profile.accumulation_overhead_s.empty())
+    check_size(profile.accumulation_overhead_s.size(), static_cast<std::size_t>(config.ranks),
+               "profile.accumulation_overhead_s", "ranks", at);
 }
 
 /// Throws ResultError naming the launch field whose value breaks results/README.md.
