@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,12 @@ constexpr double kCommOverheadGiB = 2.0;           // comm_mem_overhead, split_w
 constexpr double kAccumulationOverhead_ms = 10.0;  // ga_overhead, split_workload.py
 constexpr double kStateBytesPerParameter = 16.0;   // parameters * 4 * 4 (fp32 Adam state)
 constexpr int kLargestStoredSize = 1024;           // samples
+constexpr double kMinTime_s = 1e-9;                // a stored time is at least 1 ns
+constexpr double kMaxTime_s = 1e9;                 // and at most ~30 years
+constexpr double kMaxLayers = 4096;                // the job file's limits (workload.layers)
+constexpr double kMaxHidden = 1 << 20;             // (workload.hidden)
+constexpr double kMaxParameters = 1e15;
+constexpr double kMaxMemoryGiB = 1 << 20;  // a profiled compute memory, GiB
 
 /// A JSON value and where it is: its file and key path ("model/gpu/512/float16[0]").
 struct Node {
@@ -53,6 +60,13 @@ struct Node {
     if (!(v > 0)) fail("a number > 0");
     return v;
   }
+  /// An integer in [1, largest].
+  double count(double largest) const {
+    const double v = number();
+    if (!(v >= 1 && v <= largest && v == std::floor(v)))
+      fail("an integer from 1 to " + std::to_string(static_cast<std::int64_t>(largest)));
+    return v;
+  }
   /// The elements of a list of 1 or more numbers.
   std::vector<double> numbers() const {
     if (!value.is_array() || value.empty()) fail("a list of numbers");
@@ -71,6 +85,12 @@ struct Document {
 Document read_json(const std::string& dir, const char* name) {
   Document doc;
   doc.path = dir + "/" + name;
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(doc.path, error))
+    throw std::invalid_argument(
+        doc.path + ": " +
+        (std::filesystem::exists(doc.path, error) ? "not a regular file" : "no such file") +
+        "; expected Cephalo's " + name);
   std::ifstream in(doc.path);
   if (!in) throw std::invalid_argument(doc.path + ": cannot be opened");
   try {
@@ -150,10 +170,14 @@ std::vector<std::int64_t> stored_sizes(std::size_t measured) {
 results::ProfileTable::MemoryTerms memory_terms(const Document& memory,
                                                 const CephaloImportRequest& request) {
   const Node model = memory.root().at(request.cluster).at(request.model);
-  const double parameters = model.at("parameters").positive();
+  const double parameters = model.at("parameters").count(kMaxParameters);
   const Node profiled = model.at("profiled_compute_memory").at(cephalo_dtype(request.precision));
   const std::vector<double> p = profiled.numbers();
   if (p.size() < 2) profiled.fail("at least 2 profiled micro-batch sizes");
+  for (std::size_t m = 0; m < p.size(); ++m)
+    if (!(p[m] > 0 && p[m] < kMaxMemoryGiB))
+      profiled.at(m).fail("GiB > 0 and below " +
+                          std::to_string(static_cast<std::int64_t>(kMaxMemoryGiB)));
   const std::size_t n = p.size(), k = std::min<std::size_t>(5, n);
   const double growth = (p[n - 1] - p[n - k]) / static_cast<double>(k - 1);
   if (!(growth >= 0)) profiled.fail("memory that does not shrink with the micro-batch");
@@ -167,8 +191,8 @@ results::ProfileTable::MemoryTerms memory_terms(const Document& memory,
 void add_model(const Document& stats, const CephaloImportRequest& request, double parameters,
                results::ConfigResult& c) {
   const Node model = stats.root().at(request.model);
-  c.number_attrs["layers"] = model.at("num_layers").positive();
-  c.number_attrs["hidden"] = model.at("hidden_size").positive();
+  c.number_attrs["layers"] = model.at("num_layers").count(kMaxLayers);
+  c.number_attrs["hidden"] = model.at("hidden_size").count(kMaxHidden);
   c.number_attrs["seq_len"] = request.seq_len;
   c.params = parameters;
 }
@@ -180,9 +204,9 @@ void add_rank(const std::string& gpu, const Node& entry, double layers,
   for (const std::int64_t m : profile.micro_batches) {
     const int size = static_cast<int>(m);
     const double ms = layers * (2 * forward.at(size) + backward.at(size));
-    if (!(ms > 0))
-      entry.fail("latencies giving a time > 0 at micro-batch " + std::to_string(m) + " (got " +
-                 std::to_string(ms) + " ms)");
+    if (!(ms >= kMinTime_s * 1e3 && ms <= kMaxTime_s * 1e3))
+      entry.fail("latencies giving a step of 1 ns to 1e9 s at micro-batch " + std::to_string(m) +
+                 " (got " + std::to_string(ms) + " ms)");
     profile.time_s.push_back(ms / 1e3);
     profile.spread.push_back(0.0);
   }

@@ -382,7 +382,10 @@ int import_cephalo(const ImportRequest& request, int argc, char** argv) {
   const std::string id = imported.config.id;
   store(request.out, ImportBatch{{}, {std::move(imported.config)}}, import_provenance(argc, argv));
   std::cout << "scaletune import: stored the profile " << request.out << " /configs/" << id
-            << " of " << profile.ranks << " GPU types (" << gpus << ")\n";
+            << " of " << profile.ranks << " GPU types (" << gpus << "); its memory model is "
+            << request.cephalo->cluster
+            << "'s in model_memory.json, which records no sequence length: used as is for "
+            << request.cephalo->seq_len << "\n";
   warn_left_out(imported.skipped, "Cephalo's GPU_MEMORY table gives no capacity for them");
   warn_left_out(imported.legacy,
                 "their latencies are in a legacy format (a number or a flat list), not "

@@ -27,6 +27,7 @@ constexpr std::size_t kMaxSizes = 64;             // profiled sizes a stored pro
 constexpr std::int64_t kMaxMicroBatch = 1 << 20;  // samples
 constexpr double kMinTime_s = 1e-9;               // no micro-batch takes less than a nanosecond
 constexpr int kMaxPlannedBatch = 16384;           // samples; planning time grows with its square
+constexpr double kMaxPlanningWork = 4.0 * kMaxPlannedBatch * kMaxPlannedBatch;  // ranks x batch^2
 
 /// The model keys a profile must share with the job, with the job's values.
 std::vector<std::pair<std::string, int>> model_keys(const job::TransformerOptions& o) {
@@ -34,12 +35,17 @@ std::vector<std::pair<std::string, int>> model_keys(const job::TransformerOption
           {"seq_len", o.seq_len}, {"vocab", o.vocab},   {"ffn_mult", o.ffn_mult}};
 }
 
-/// The model keys a stored configuration has.
-std::map<std::string, double> model_of(const results::ConfigResult& c) {
+/// The model keys a stored configuration has. Throws UsageError naming `source` when one is
+/// stored as text.
+std::map<std::string, double> model_of(const results::ConfigResult& c, const std::string& source) {
   std::map<std::string, double> model;
-  for (const auto& [key, unused] : model_keys({}))
+  for (const auto& [key, unused] : model_keys({})) {
+    if (c.text_attrs.contains(key))
+      throw UsageError(source + ": attribute " + key + " is text ('" + c.text_attrs.at(key) +
+                       "'); expected a number");
     if (const auto it = c.number_attrs.find(key); it != c.number_attrs.end())
       model[key] = it->second;
+  }
   return model;
 }
 
@@ -159,9 +165,13 @@ bool add_profiles(const results::ResultSet& set, const std::string& path, Stored
     for (std::size_t r = 0; r < static_cast<std::size_t>(c.ranks); ++r) {
       const std::string source = path + " /configs/" + c.id + " rank " + std::to_string(r);
       expect_well_formed(*c.profile, r, source);
-      StoredProfile s{
-          profiled_device(c, r), rank_profile(*c.profile, r), source, model_of(c), c.precision,
-          c.device_kind,         memory_model_of(*c.profile)};
+      StoredProfile s{profiled_device(c, r),
+                      rank_profile(*c.profile, r),
+                      source,
+                      model_of(c, source),
+                      c.precision,
+                      c.device_kind,
+                      memory_model_of(*c.profile)};
       if (first) out.first_ranks.push_back(s.device);
       keep(out.profiles, std::move(s));
     }
@@ -275,12 +285,13 @@ std::vector<const StoredProfile*> config_profiles(const job::JobSpec& job,
     cluster.push_back(&profile_for(stored, device, job.workload.transformer, precision));
     expect_compatible(cluster);
   }
+  const auto& sharding = std::get<job::StateSharding>(config.sharding);
   if (cluster.front()->memory_model &&
-      std::get<job::StateSharding>(config.sharding).stage != job::ZeroStage::zero3)
+      (sharding.automatic || sharding.stage != job::ZeroStage::zero3))
     throw UsageError("the profiles " + sources(cluster) +
                      " hold an imported memory model of fully sharded training state (FSDP): the "
-                     "job's sweep.sharding must be zero3 or zero3:memory_proportional, not " +
-                     job::state_sharding_text(std::get<job::StateSharding>(config.sharding)));
+                     "job's sweep.state_sharding must be zero3 or zero3:memory_proportional, not " +
+                     job::state_sharding_text(sharding));
   return cluster;
 }
 
@@ -345,6 +356,16 @@ std::string unrecorded_keys(const StoredProfile& s) {
              : " (model keys it does not record, not compared: " + joined(missing) + ")";
 }
 
+/// Why a global batch `batch` is not planned on `ranks` ranks, "" when it is: smaller than the
+/// ranks, above 16384 samples, or ranks x batch^2 (the planner's time) above 4 x 16384^2.
+std::string unplanned(int batch, int ranks) {
+  if (batch < ranks) return "the global batch is smaller than " + std::to_string(ranks) + " ranks";
+  if (batch > kMaxPlannedBatch) return "the global batch is larger than 16384 samples";
+  if (static_cast<double>(ranks) * batch * batch > kMaxPlanningWork)
+    return "ranks x global batch^2 is above 4 x 16384^2 (the planner's time grows with it)";
+  return "";
+}
+
 /// One configuration's block: its heading, where its profiles came from, its plans.
 void print_config(const job::JobSpec& job, const job::Config& config, const StoredProfiles& stored,
                   const std::vector<std::string>& devices, std::ostream& out) {
@@ -357,10 +378,8 @@ void print_config(const job::JobSpec& job, const job::Config& config, const Stor
   for (const StoredProfile* s : cluster)
     if (named.insert(s->device).second)
       out << "# " << s->device << ": " << s->source << unrecorded_keys(*s) << "\n";
-  if (config.global_batch < n || config.global_batch > kMaxPlannedBatch) {
-    out << "  not planned: the global batch is " << (config.global_batch < n ? "smaller" : "larger")
-        << " than " << (config.global_batch < n ? std::to_string(n) + " ranks" : "16384 samples")
-        << "\n";
+  if (const std::string why = unplanned(config.global_batch, n); !why.empty()) {
+    out << "  not planned: " << why << "\n";
     return;
   }
   try {

@@ -60,8 +60,8 @@ std::vector<std::string> cluster_devices(const StoredProfiles& stored,
 /// came from (the one that timed the job's model in that precision), the auto split's plan on
 /// them, its predicted step time against the even split's on the same profiles, and why.
 /// Capacities are the profiles' unless the job's [devices] memory_gib sets them. A global batch
-/// smaller than the cluster or above 16384 samples (the planner's time grows with its square) is
-/// not planned, with a line saying why. Nothing is written when it throws: UsageError when the
+/// smaller than the cluster, above 16384 samples, or with ranks x batch^2 above 4 x 16384^2 (the
+/// planner's time grows with it) is not planned, with a line saying why. Nothing is written when it throws: UsageError when the
 /// job is no transformer, its per-rank memory_gib list is shorter than the cluster, a device has
 /// no profile of the job's model in a swept precision (naming a profile of it, the workload key
 /// and both values; a model key the profile does not record is not compared, and the output

@@ -15,7 +15,7 @@ expect_exit() {
   expect_match "$out" "$pattern" "'$*'"
 }
 
-expect_exit 0 "^scaletune import: stored the profile c.h5 /configs/cephalo-deepspeedgpt_2.7b-s512-fp16 of 6 GPU types \(a6000, l4, p100, p40, t4, v100x16\)$" \
+expect_exit 0 "^scaletune import: stored the profile c.h5 /configs/cephalo-deepspeedgpt_2.7b-s512-fp16 of 6 GPU types \(a6000, l4, p100, p40, t4, v100x16\); its memory model is paper's in model_memory.json, which records no sequence length: used as is for 512$" \
   "$SCALETUNE" import cephalo "$DATA" --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out c.h5
 expect_match "$out" "warning: left out v100x32: their latencies are in a legacy format" "import"
 check_layout c.h5
@@ -144,6 +144,29 @@ json.dump(doc, open(sys.argv[1], "w"))
 PY
 expect_exit 2 "model_latencies.json: deepspeedgpt_2.7b/l4/512/float16: expected \[\[fwd slope, intercept\]" \
   "$SCALETUNE" import cephalo broken --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out b.h5
+# Values Cephalo's loader would take but no job can match, or that give no finite time.
+spoil() {  # spoil FILE PYTHON-STATEMENT-ON-doc: a fresh copy of the data with one edit
+  rm -rf spoiled && mkdir spoiled && cp "$DATA"/*.json spoiled/
+  "$PYTHON" - "spoiled/$1" "$2" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+}
+import_spoiled() {
+  "$SCALETUNE" import cephalo spoiled --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out b.h5
+}
+spoil model_stats.json 'doc["deepspeedgpt_2.7b"]["num_layers"] = 32.5'
+expect_exit 2 "model_stats.json: deepspeedgpt_2.7b/num_layers: expected an integer from 1 to 4096, got 32.5" import_spoiled
+spoil model_latencies.json 'doc["deepspeedgpt_2.7b"]["l4"]["512"]["float16"][0][0] = 1e308'
+expect_exit 2 "deepspeedgpt_2.7b/l4/512/float16: expected latencies giving a step of 1 ns to 1e9 s at micro-batch 1" import_spoiled
+spoil model_memory.json 'doc["paper"]["deepspeedgpt_2.7b"]["profiled_compute_memory"]["float16"][0] = 0'
+expect_exit 2 "paper/deepspeedgpt_2.7b/profiled_compute_memory/float16\[0\]: expected GiB > 0" import_spoiled
+rm spoiled/model_stats.json && mkfifo spoiled/model_stats.json
+expect_exit 2 "spoiled/model_stats.json: not a regular file" timeout 20 "$SCALETUNE" import cephalo spoiled \
+  --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out b.h5
+[ ! -e b.h5 ] || fail "a failed import wrote b.h5"
 expect_exit 2 "model_memory.json: paper: no key 'gpt_9b'" \
   "$SCALETUNE" import cephalo "$DATA" --model gpt_9b --seq-len 512 --precision fp16 --out b.h5
 expect_exit 2 "no GPU type with a known memory capacity has latencies for deepspeedgpt_2.7b/77/float16" \
@@ -158,8 +181,14 @@ expect_exit 2 "/configs already holds cephalo-deepspeedgpt_2.7b-s512-fp16" \
 
 # Plans the profiles cannot make: another stage, precision, model or an unprofiled GPU.
 sed 's/state_sharding = .*/state_sharding = ["zero2"]/' "$JOB" > zero2.toml
-expect_exit 2 "sweep.sharding must be zero3 or zero3:memory_proportional, not zero2" \
+expect_exit 2 "sweep.state_sharding must be zero3 or zero3:memory_proportional, not zero2" \
   "$SCALETUNE" plan zero2.toml --profiles c.h5 --devices $CLUSTER
+sed 's/state_sharding = .*/state_sharding = ["auto"]/' "$JOB" > auto.toml
+expect_exit 2 "sweep.state_sharding must be zero3 or zero3:memory_proportional, not auto" \
+  "$SCALETUNE" plan auto.toml --profiles c.h5 --devices $CLUSTER
+sed 's/global_batch = .*/global_batch = [4097]/' "$JOB" > wide.toml
+expect_exit 0 "not planned: ranks x global batch\^2 is above 4 x 16384\^2" \
+  "$SCALETUNE" plan wide.toml --profiles c.h5 --devices "$(printf 'l4,%.0s' $(seq 63))p40"
 sed 's/precision = .*/precision = ["fp32"]/' "$JOB" > fp32.toml
 expect_exit 2 "no profile of l4 timed the job's model in fp32" \
   "$SCALETUNE" plan fp32.toml --profiles c.h5 --devices $CLUSTER
