@@ -15,7 +15,9 @@ work=${2:-$(mktemp -d)}
 st=${SCALETUNE:-$root/build/scaletune}
 mkdir -p "$work"
 cd "$work"
-mpirun=(mpirun -np 3 --rankfile "$root/jobs/hetero-3.rankfile")
+# Ranks 0 and 1 share core 0: without yielding, a rank waiting in a collective takes the core
+# from the other (README, "Heterogeneous ranks on one host").
+mpirun=(mpirun -np 3 --rankfile "$root/jobs/hetero-3.rankfile" --mca mpi_yield_when_idle 1)
 [ "$(id -u)" -eq 0 ] && mpirun+=(--allow-run-as-root)
 sed -e 's/^batch_split = .*/batch_split = ["even", "auto"]/' \
   -e 's/^state_sharding = .*/state_sharding = ["replicated", "zero2", "zero3:memory_proportional"]/' \

@@ -26,6 +26,7 @@
 #include "harness/mpi/config_kinds.hpp"
 #include "harness/mpi/host_names.hpp"
 #include "harness/mpi/mpi_error.hpp"
+#include "harness/mpi/shared_cores.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/result_error.hpp"
 #include "kernels/host/blas_info.hpp"
@@ -127,6 +128,8 @@ int run_job(const Args& args, int argc, char** argv, int rank) {
                               workloads.entry(spec.workload.kind));
     if (rank == 0 && !warning.empty()) std::cerr << "scaletune run: " << warning << "\n";
   }
+  if (const std::string shared = mpi::shared_core_warning(MPI_COMM_WORLD); !shared.empty())
+    std::cerr << "scaletune run: warning: " << shared << "\n";
   mpi::ConfigKinds kinds(workloads);
   mpi::add_collective_benchmark(kinds);
   options.kinds = &kinds;

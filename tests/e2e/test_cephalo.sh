@@ -8,13 +8,6 @@ source "$(dirname "$0")/lib.sh"
 DATA="$SHARED_DIR/data/cephalo"
 JOB="$SOURCE_DIR/jobs/cephalo-gpt2.7b.toml"
 
-expect_exit() {
-  local want=$1 pattern=$2; shift 2
-  run_status "$@"
-  [ "$status" -eq "$want" ] || fail "'$*' exited $status, expected $want: $out"
-  expect_match "$out" "$pattern" "'$*'"
-}
-
 expect_exit 0 "^scaletune import: stored the profile c.h5 /configs/cephalo-deepspeedgpt_2.7b-s512-fp16 of 6 GPU types \(a6000, l4, p100, p40, t4, v100x16\); its memory model is paper's in model_memory.json, which records no sequence length: used as is for 512$" \
   "$SCALETUNE" import cephalo "$DATA" --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out c.h5
 expect_match "$out" "warning: left out v100x32: their latencies are in a legacy format" "import"

@@ -12,7 +12,8 @@ sed -e 's|^output = .*|output = "t.h5"|' -e 's|^iterations = .*|iterations = 2|'
   -e 's|^state_sharding = .*|state_sharding = ["replicated", "zero1", "zero3:memory_proportional", "auto"]|' \
   -e 's|^memory_gib = .*|memory_gib = [1.0, 1.0, 0.5]|' \
   "$SOURCE_DIR/jobs/transformer-cpu.toml" >t.toml
-run_status $MPIEXEC -n 3 --rankfile "$SOURCE_DIR/jobs/hetero-3.rankfile" "$SCALETUNE" run t.toml
+run_status $MPIEXEC -n 3 --rankfile "$SOURCE_DIR/jobs/hetero-3.rankfile" --mca mpi_yield_when_idle 1 \
+  "$SCALETUNE" run t.toml
 [ "$status" = 0 ] || fail "run exited $status: $out"
 expect_match "$out" "transformer-r3-b12-auto-fp32-auto plan: (replicated|zero1|zero2|zero3)" "plan line"
 check_layout t.h5
