@@ -173,21 +173,19 @@ expect_exit 2 "/configs already holds cephalo-deepspeedgpt_2.7b-s512-fp16" \
   "$SCALETUNE" import cephalo "$DATA" --model deepspeedgpt_2.7b --seq-len 512 --precision fp16 --out c.h5
 
 # Plans the profiles cannot make: another stage, precision, model or an unprofiled GPU.
-sed 's/state_sharding = .*/state_sharding = ["zero2"]/' "$JOB" > zero2.toml
-expect_exit 2 "sweep.state_sharding must be zero3 or zero3:memory_proportional, not zero2" \
-  "$SCALETUNE" plan zero2.toml --profiles c.h5 --devices $CLUSTER
-sed 's/state_sharding = .*/state_sharding = ["auto"]/' "$JOB" > auto.toml
-expect_exit 2 "sweep.state_sharding must be zero3 or zero3:memory_proportional, not auto" \
-  "$SCALETUNE" plan auto.toml --profiles c.h5 --devices $CLUSTER
-sed 's/global_batch = .*/global_batch = [4097]/' "$JOB" > wide.toml
-expect_exit 0 "not planned: ranks x global batch\^2 is above 4 x 16384\^2" \
-  "$SCALETUNE" plan wide.toml --profiles c.h5 --devices "$(printf 'l4,%.0s' $(seq 63))p40"
-sed 's/precision = .*/precision = ["fp32"]/' "$JOB" > fp32.toml
-expect_exit 2 "no profile of l4 timed the job's model in fp32" \
-  "$SCALETUNE" plan fp32.toml --profiles c.h5 --devices $CLUSTER
-sed 's/^layers = .*/layers = 24/' "$JOB" > layers.toml
-expect_exit 2 "profiled a model with layers = 32; the job's workload.layers is 24" \
-  "$SCALETUNE" plan layers.toml --profiles c.h5 --devices $CLUSTER
-expect_exit 2 "no profile of a device 'h100'" \
-  "$SCALETUNE" plan "$JOB" --profiles c.h5 --devices l4,h100
+# plan_edited SED-EXPRESSION STATUS REGEX [DEVICES]: the job edited, planned on DEVICES.
+plan_edited() {
+  sed "$1" "$JOB" > edited.toml
+  expect_exit "$2" "$3" "$SCALETUNE" plan edited.toml --profiles c.h5 --devices "${4:-$CLUSTER}"
+}
+plan_edited 's/state_sharding = .*/state_sharding = ["zero2"]/' 2 \
+  "sweep.state_sharding must be zero3 or zero3:memory_proportional, not zero2"
+plan_edited 's/state_sharding = .*/state_sharding = ["auto"]/' 2 \
+  "sweep.state_sharding must be zero3 or zero3:memory_proportional, not auto"
+plan_edited 's/global_batch = .*/global_batch = [4097]/' 0 \
+  "not planned: ranks x global batch\^2 is above 4 x 16384\^2" "$(printf 'l4,%.0s' $(seq 63))p40"
+plan_edited 's/precision = .*/precision = ["fp32"]/' 2 "no profile of l4 timed the job's model in fp32"
+plan_edited 's/^layers = .*/layers = 24/' 2 \
+  "profiled a model with layers = 32; the job's workload.layers is 24"
+plan_edited 's/^layers = .*/layers = 32/' 2 "no profile of a device 'h100'" l4,h100
 echo "PASS"
