@@ -33,7 +33,9 @@ constexpr const char* kUsage =
     "JOB.toml --profiles FILE.h5,... [--devices TYPE,...] | scaletune plan JOB.toml --slurm DIR "
     "[--nodes N] "
     "[--gpus-per-node G] [--tasks-per-node T] [--cpus-per-task C] [--partition P] [--account A] "
-    "[--time T] [--launcher srun|mpirun]";
+    "[--time T] [--launcher srun|mpirun] [--env \"NAME=value ...\"] [--srun-args \"--opt ...\"] "
+    "[--sbatch-args \"--opt ...\"] [--gpus-option gpus-per-node|gres] [--cpus-per-node C] "
+    "[--container-image I] [--container-mounts SRC:DST,...] [--container-workdir W]";
 
 /// Plan texts longer than this are cut in the listing.
 constexpr std::size_t kPlanTextShown = 160;

@@ -36,7 +36,12 @@ usage:
                                                       its predicted step time against even's, why
   scaletune plan JOB.toml --slurm DIR [--nodes N] [--gpus-per-node G] [--tasks-per-node T]
                  [--cpus-per-task C] [--partition P] [--account A] [--time T]
-                 [--launcher srun|mpirun]             write Slurm batch scripts for the sweep
+                 [--launcher srun|mpirun] [--env "NAME=value ..."]
+                 [--srun-args "--opt ..."] [--sbatch-args "--opt ..."]
+                 [--gpus-option gpus-per-node|gres] [--cpus-per-node C]
+                 [--container-image I] [--container-mounts SRC:DST,...]
+                 [--container-workdir W]
+                                                      write Slurm batch scripts for the sweep
                                                       (defaults from the job's [slurm] table)
   scaletune inspect FILE.h5                           print a table of configurations and metrics,
                                                       and the collective results (/collectives)

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -48,6 +50,67 @@ void apply_count(const Args& args, const std::string& option, int min, int max, 
   field = value;
 }
 
+/// The blank-separated words of `option`'s value, each checked by `valid` (`form` in the
+/// message); the job's list when the option is absent.
+void apply_words(const Args& args, const std::string& option, bool (*valid)(std::string_view),
+                 std::string_view form, std::vector<std::string>& field) {
+  if (!args.options.contains(option)) return;
+  std::istringstream words(args.option(option));
+  field.clear();
+  for (std::string word; words >> word;) {
+    if (!valid(word)) throw UsageError(option + " '" + word + "': expected " + std::string(form));
+    field.push_back(word);
+  }
+  if (field.empty()) throw UsageError(option + " needs a value");
+}
+
+/// --env "NAME=value NAME=value": replaces the job's [slurm.env].
+void apply_env(const Args& args, std::vector<std::pair<std::string, std::string>>& env) {
+  std::vector<std::string> words;
+  apply_words(
+      args, "--env",
+      [](std::string_view w) {
+        const std::size_t eq = w.find('=');
+        return eq != std::string_view::npos && job::is_environment_name(w.substr(0, eq)) &&
+               job::is_environment_value(w.substr(eq + 1));
+      },
+      "NAME=value, NAME of the form [A-Z_][A-Z0-9_]* and value of letters, digits and "
+      "._,:@+-/=^%",
+      words);
+  if (words.empty()) return;
+  env.clear();
+  for (const std::string& w : words)
+    env.emplace_back(w.substr(0, w.find('=')), w.substr(w.find('=') + 1));
+}
+
+/// --container-image, --container-mounts SRC:DST,... and --container-workdir over the job's.
+void apply_container(const Args& args, job::SlurmSpec& slurm) {
+  apply_text(args, "--container-image", slurm.container_image);
+  if (args.options.contains("--container-image") && !job::is_container_image(slurm.container_image))
+    throw UsageError("--container-image " + slurm.container_image + ": expected " +
+                     std::string(job::kContainerImageCharacters));
+  if (args.options.contains("--container-mounts")) {
+    slurm.container_mounts = comma_list(args.option("--container-mounts"));
+    for (const std::string& mount : slurm.container_mounts)
+      if (!job::is_container_mount(mount))
+        throw UsageError("--container-mounts '" + mount + "': expected " +
+                         std::string(job::kContainerMountForm));
+  }
+  apply_text(args, "--container-workdir", slurm.container_workdir);
+  if (args.options.contains("--container-workdir") &&
+      !job::is_container_path(slurm.container_workdir))
+    throw UsageError("--container-workdir " + slurm.container_workdir + ": expected " +
+                     std::string(job::kContainerPathForm));
+  const bool container = !slurm.container_image.empty() || !slurm.container_mounts.empty() ||
+                         !slurm.container_workdir.empty();
+  if (container && slurm.container_image.empty())
+    throw UsageError(
+        "container mounts or a workdir need a container image (--container-image, "
+        "else [slurm] container_image)");
+  if (container && slurm.launcher == "mpirun")
+    throw UsageError("a container (pyxis' srun --container-*) needs the srun launcher, not mpirun");
+}
+
 /// The job's [slurm] table with the command line's options applied, resolved.
 slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_path,
                               const Args& args) {
@@ -64,7 +127,25 @@ slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_p
   apply_text(args, "--launcher", slurm.launcher);
   if (!slurm.launcher.empty() && slurm.launcher != "srun" && slurm.launcher != "mpirun")
     throw UsageError("--launcher " + slurm.launcher + ": expected srun or mpirun");
+  apply_env(args, slurm.env);
+  apply_words(args, "--srun-args", job::is_slurm_option, job::kSlurmOptionForm, slurm.srun_args);
+  apply_words(args, "--sbatch-args", job::is_slurm_option, job::kSlurmOptionForm,
+              slurm.sbatch_args);
+  apply_text(args, "--gpus-option", slurm.gpus_option);
+  if (!slurm.gpus_option.empty() && slurm.gpus_option != "gpus-per-node" &&
+      slurm.gpus_option != "gres")
+    throw UsageError("--gpus-option " + slurm.gpus_option + ": expected gpus-per-node or gres");
+  apply_count(args, "--cpus-per-node", 1, job::kMaxPerNode, slurm.cpus_per_node);
+  apply_container(args, slurm);
+  if (!slurm.srun_args.empty() && slurm.launcher == "mpirun")
+    throw UsageError(
+        "srun arguments (--srun-args, else [slurm] srun_args) apply to the srun "
+        "launcher, not mpirun");
   slurm::SlurmSettings s = slurm::resolve(slurm, spec.job);
+  if (!s.container_image.empty()) {  // paths as the image sees them: named as given
+    s.job_file = job_path;
+    return s;
+  }
   s.scaletune = this_executable();
   s.job_file = fs::absolute(job_path).string();
   s.out_file = fs::absolute(s.out_file).string();
@@ -112,6 +193,25 @@ void write_all(const fs::path& dir, const std::string& job_name,
   }
 }
 
+/// "" or a warning when a container's result file is on no mount (it would stay in the
+/// container): the file's path in the container (relative ones under the workdir) against each
+/// mount's DST.
+std::string unmounted_result_warning(const slurm::SlurmSettings& s) {
+  if (s.container_image.empty()) return "";
+  const fs::path out =
+      fs::path(s.container_workdir.empty() ? "." : s.container_workdir) / s.out_file;
+  const fs::path in_image = out.lexically_normal();
+  for (const std::string& mount : s.container_mounts) {
+    const std::string rest = mount.substr(mount.find(':') + 1);
+    const fs::path dst = fs::path(rest.substr(0, rest.find(':'))).lexically_normal();
+    const fs::path relative = in_image.lexically_relative(dst);
+    if (in_image.is_absolute() && !relative.empty() && *relative.begin() != "..") return "";
+  }
+  return "the result file " + in_image.string() +
+         " is on no container mount (--container-mounts, else [slurm] container_mounts): it "
+         "would stay inside the container; give a mount that holds it";
+}
+
 }  // namespace
 
 void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, const Args& args,
@@ -125,6 +225,8 @@ void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, 
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  if (const std::string warning = unmounted_result_warning(s); !warning.empty())
+    std::cerr << "scaletune plan: warning: " << warning << "\n";
   const fs::path dir(args.option("--slurm"));
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -11,9 +11,23 @@
 namespace scaletune::cli {
 
 /// The options of `scaletune plan` that shape batch scripts (each overrides its [slurm] key).
-inline const std::set<std::string> kSlurmOptions = {
-    "--slurm",     "--nodes",   "--gpus-per-node", "--tasks-per-node", "--cpus-per-task",
-    "--partition", "--account", "--time",          "--launcher"};
+inline const std::set<std::string> kSlurmOptions = {"--slurm",
+                                                    "--nodes",
+                                                    "--gpus-per-node",
+                                                    "--tasks-per-node",
+                                                    "--cpus-per-task",
+                                                    "--partition",
+                                                    "--account",
+                                                    "--time",
+                                                    "--launcher",
+                                                    "--env",
+                                                    "--srun-args",
+                                                    "--sbatch-args",
+                                                    "--gpus-option",
+                                                    "--cpus-per-node",
+                                                    "--container-image",
+                                                    "--container-mounts",
+                                                    "--container-workdir"};
 
 /// Writes the batch scripts of `spec` (slurm::batch_scripts) into the folder of --slurm
 /// (created; each script written whole through a temporary file) for the job file `job_path`

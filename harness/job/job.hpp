@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -223,6 +224,18 @@ struct SlurmSpec {
   std::string launcher;            ///< "srun" | "mpirun"; empty: "srun"
   std::string nccl_socket_ifname;  ///< exported as NCCL_SOCKET_IFNAME when set
   std::string nccl_debug;          ///< exported as NCCL_DEBUG only when set ("INFO", "WARN", ...)
+  /// [slurm.env]: variables the script exports (fabric settings: FI_PROVIDER, UCX_TLS, ...), in
+  /// name order; names is_environment_name, values is_environment_value
+  std::vector<std::pair<std::string, std::string>> env;
+  std::vector<std::string> srun_args;    ///< extra srun options (is_slurm_option), in order
+  std::vector<std::string> sbatch_args;  ///< extra #SBATCH options (is_slurm_option), in order
+  std::string gpus_option;  ///< "gpus-per-node" | "gres" (--gres=gpu:G); empty: gpus-per-node
+  int cpus_per_node = 0;    ///< CPU cores per node, >= 1; 0: not set
+  bool preflight = true;    ///< a line per node (host, GPUs, fabric variables) before the sweep
+  /// pyxis/enroot container of every rank (srun --container-image); empty: none
+  std::string container_image;
+  std::vector<std::string> container_mounts;  ///< SRC:DST[:FLAGS] each (--container-mounts)
+  std::string container_workdir;              ///< absolute path in the image; empty: the image's
 };
 
 /// [predict] table: the performance model the job's predictions use.

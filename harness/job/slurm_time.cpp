@@ -31,6 +31,62 @@ bool is_slurm_time(std::string_view time) {
   return all_digits(time.substr(0, dash)) && digit_fields(time.substr(dash + 1), 3);
 }
 
+namespace {
+
+bool only(std::string_view text, std::string_view punctuation) {
+  return !text.empty() && std::ranges::all_of(text, [&](unsigned char c) {
+    return std::isalnum(c) != 0 || punctuation.find(static_cast<char>(c)) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
+bool is_container_image(std::string_view image) {
+  return only(image, "._:@+-/#=%");
+}
+
+bool is_container_path(std::string_view path) {
+  return path.starts_with('/') && only(path, "._+-/");
+}
+
+bool is_container_mount(std::string_view mount) {
+  const std::size_t first = mount.find(':');
+  if (first == std::string_view::npos) return false;
+  const std::string_view rest = mount.substr(first + 1);
+  const std::size_t second = rest.find(':');
+  const std::string_view flags = second == std::string_view::npos ? "" : rest.substr(second + 1);
+  return is_container_path(mount.substr(0, first)) && is_container_path(rest.substr(0, second)) &&
+         (second == std::string_view::npos || only(flags, "+"));
+}
+
+bool is_environment_name(std::string_view name) {
+  return !name.empty() &&
+         (std::isupper(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+         std::ranges::all_of(name, [](unsigned char c) {
+           return std::isupper(c) != 0 || std::isdigit(c) != 0 || c == '_';
+         });
+}
+
+bool is_environment_value(std::string_view value) {
+  return !value.empty() && std::ranges::all_of(value, [](unsigned char c) {
+    return std::isalnum(c) != 0 ||
+           std::string_view("._,:@+-/=^%").find(static_cast<char>(c)) != std::string_view::npos;
+  });
+}
+
+bool is_slurm_option(std::string_view word) {
+  if (!word.starts_with("--")) return false;
+  const std::string_view rest = word.substr(2);
+  const std::size_t equals = rest.find('=');
+  const std::string_view name = rest.substr(0, equals);
+  const bool name_ok = !name.empty() && std::islower(static_cast<unsigned char>(name[0])) != 0 &&
+                       std::ranges::all_of(name, [](unsigned char c) {
+                         return std::islower(c) != 0 || std::isdigit(c) != 0 || c == '-';
+                       });
+  return name_ok &&
+         (equals == std::string_view::npos || is_environment_value(rest.substr(equals + 1)));
+}
+
 bool is_slurm_word(std::string_view value) {
   return !value.empty() && std::ranges::all_of(value, [](unsigned char c) {
     return std::isalnum(c) != 0 ||

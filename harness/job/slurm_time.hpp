@@ -26,4 +26,40 @@ bool is_slurm_time(std::string_view time);
 /// end the #SBATCH line or reach the shell).
 bool is_slurm_word(std::string_view value);
 
+/// What is_environment_name and is_environment_value accept, for messages.
+inline constexpr std::string_view kEnvironmentNameForm = "[A-Z_][A-Z0-9_]*";
+inline constexpr std::string_view kEnvironmentValueCharacters =
+    "letters, digits and ._,:@+-/=^% only (it is written into the batch script as it is)";
+/// What is_slurm_option accepts, for messages.
+inline constexpr std::string_view kSlurmOptionForm =
+    "one option --name or --name=value (name: lower-case letters, digits and -; value: letters, "
+    "digits and ._,:@+-/=^%)";
+
+/// What is_container_image and is_container_mount accept, for messages.
+inline constexpr std::string_view kContainerImageCharacters =
+    "letters, digits and ._:@+-/#=% only (an enroot image URI such as "
+    "nvcr.io#nvidia/pytorch:24.01-py3 or a .sqsh path)";
+inline constexpr std::string_view kContainerMountForm =
+    "SRC:DST or SRC:DST:FLAGS, SRC and DST absolute paths of letters, digits and ._+-/ and FLAGS "
+    "letters and + (e.g. /fsx:/fsx or /data:/data:ro)";
+inline constexpr std::string_view kContainerPathForm =
+    "an absolute path of letters, digits and ._+-/";
+
+/// True when `image` is a container image pyxis' --container-image takes, written as it is.
+bool is_container_image(std::string_view image);
+/// True when `mount` is one pyxis --container-mounts entry SRC:DST[:FLAGS] (see
+/// kContainerMountForm).
+bool is_container_mount(std::string_view mount);
+/// True when `path` is an absolute path of [A-Za-z0-9._+-/] (a container's workdir, a mount end).
+bool is_container_path(std::string_view path);
+
+/// True when `name` is an environment variable a batch script may export: [A-Z_][A-Z0-9_]*.
+bool is_environment_name(std::string_view name);
+/// True when `value` may be exported as it is: one or more of [A-Za-z0-9._,:@+-/=^%] (fabric
+/// settings such as UCX_TLS=rc,sm, NCCL_IB_HCA=^mlx5_bond or a plugin path).
+bool is_environment_value(std::string_view value);
+/// True when `word` is one extra srun or sbatch option written as it is: "--name" or
+/// "--name=value", name [a-z][a-z0-9-]*, value as is_environment_value.
+bool is_slurm_option(std::string_view word);
+
 }  // namespace scaletune::job

@@ -49,17 +49,29 @@ std::string directive(const std::string& option, const std::string& value) {
   return value.empty() ? "" : "#SBATCH --" + option + "=" + value + "\n";
 }
 
+/// The GPU request: --gpus-per-node=G or --gres=gpu:G; none for 0.
+std::string gpus(const SlurmSettings& s) {
+  if (s.gpus_per_node <= 0) return "";
+  const std::string count = std::to_string(s.gpus_per_node);
+  return s.gres ? directive("gres", "gpu:" + count) : directive("gpus-per-node", count);
+}
+
+std::string extra_directives(const SlurmSettings& s) {
+  std::string text;
+  for (const std::string& option : s.sbatch_args) text += "#SBATCH " + option + "\n";
+  return text;
+}
+
 std::string directives(const Allocation& a, const SlurmSettings& s, bool several) {
   return "#!/bin/bash\n" + directive("job-name", s.job_name) +
          directive("nodes", std::to_string(a.nodes)) +
          (a.tasks != a.nodes * a.tasks_per_node ? directive("ntasks", std::to_string(a.tasks))
                                                 : "") +
-         directive("ntasks-per-node", std::to_string(a.tasks_per_node)) +
-         (s.gpus_per_node > 0 ? directive("gpus-per-node", std::to_string(s.gpus_per_node)) : "") +
+         directive("ntasks-per-node", std::to_string(a.tasks_per_node)) + gpus(s) +
          directive("cpus-per-task", std::to_string(s.cpus_per_task)) + "#SBATCH --exclusive\n" +
          directive("output", "%x_%j.out") + directive("partition", s.partition) +
          directive("account", s.account) + directive("time", s.time) +
-         (several ? directive("dependency", "singleton") : "");
+         (several ? directive("dependency", "singleton") : "") + extra_directives(s);
 }
 
 std::string environment(const SlurmSettings& s) {
@@ -67,17 +79,46 @@ std::string environment(const SlurmSettings& s) {
   if (!s.nccl_socket_ifname.empty())
     text += "export NCCL_SOCKET_IFNAME=" + shell_word(s.nccl_socket_ifname) + "\n";
   if (!s.nccl_debug.empty()) text += "export NCCL_DEBUG=" + shell_word(s.nccl_debug) + "\n";
+  for (const auto& [name, value] : s.env) text += "export " + name + "=" + shell_word(value) + "\n";
   return text +
          "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
          "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
          "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
 }
 
+/// One srun task per node printing its host, GPUs and fabric variables, so a failed sweep can be
+/// diagnosed from the job's output.
+std::string preflight(const SlurmSettings& s) {
+  if (!s.preflight) return "";
+  return "# Preflight ([slurm] preflight = false leaves it out): each node's GPUs and fabric "
+         "variables.\n"
+         "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -c 'echo \"preflight: "
+         "$(hostname): $(nvidia-smi -L 2>/dev/null | grep -c \"^GPU\") GPU(s) $(nvidia-smi -L "
+         "2>/dev/null | head -n 1 | cut -d\"(\" -f1); fabric: $(env | grep -E \"^(NCCL|FI|UCX)_\" "
+         "| "
+         "sort | tr \"\\n\" \" \")\"' || echo \"preflight: srun failed\"\n";
+}
+
+/// pyxis' srun options for the container, each followed by a blank; "" without one.
+std::string container_options(const SlurmSettings& s) {
+  if (s.container_image.empty()) return "";
+  std::string text = "--container-image=" + s.container_image + " ";
+  if (!s.container_mounts.empty()) {
+    text += "--container-mounts=";
+    for (std::size_t i = 0; i < s.container_mounts.size(); ++i)
+      text += (i ? "," : "") + s.container_mounts[i];
+    text += " ";
+  }
+  if (!s.container_workdir.empty()) text += "--container-workdir=" + s.container_workdir + " ";
+  return text;
+}
+
 std::string launch(const Allocation& a, const SlurmSettings& s) {
   const std::string run = shell_word(s.scaletune) + " run " + shell_word(s.job_file) + " --out " +
                           shell_word(s.out_file) + " --resume --ranks " + join(a.rank_counts, ",");
-  return s.launcher == "mpirun" ? "mpirun -np \"$SLURM_NTASKS\" " + run + "\n"
-                                : "srun --mpi=pmix " + run + "\n";
+  std::string srun = "srun --mpi=pmix " + container_options(s);
+  for (const std::string& option : s.srun_args) srun += option + " ";
+  return s.launcher == "mpirun" ? "mpirun -np \"$SLURM_NTASKS\" " + run + "\n" : srun + run + "\n";
 }
 
 std::string script_text(const Allocation& a, const SlurmSettings& s, bool several) {
@@ -86,7 +127,7 @@ std::string script_text(const Allocation& a, const SlurmSettings& s, bool severa
          " node(s), at most " + std::to_string(a.tasks_per_node) +
          " ranks per node. Each configuration runs on\n# a sub-communicator that takes whole "
          "nodes first; results are added to the result file.\nset -euo pipefail\n" +
-         environment(s) + launch(a, s);
+         environment(s) + preflight(s) + launch(a, s);
 }
 
 }  // namespace
@@ -96,13 +137,23 @@ SlurmSettings resolve(const job::SlurmSpec& j, const job::JobInfo& job) {
   s.nodes = j.nodes;
   s.gpus_per_node = j.gpus_per_node >= 0 ? j.gpus_per_node : 8;
   s.tasks_per_node = j.tasks_per_node > 0 ? j.tasks_per_node : std::max(1, s.gpus_per_node);
-  s.cpus_per_task = j.cpus_per_task > 0 ? j.cpus_per_task : 1;
+  s.cpus_per_task = j.cpus_per_task > 0   ? j.cpus_per_task
+                    : j.cpus_per_node > 0 ? std::max(1, j.cpus_per_node / s.tasks_per_node)
+                                          : 1;
   s.partition = j.partition;
   s.account = j.account;
   s.time = j.time;
   s.launcher = j.launcher.empty() ? "srun" : j.launcher;
   s.nccl_socket_ifname = j.nccl_socket_ifname;
   s.nccl_debug = j.nccl_debug;
+  s.env = j.env;
+  s.srun_args = j.srun_args;
+  s.sbatch_args = j.sbatch_args;
+  s.gres = j.gpus_option == "gres";
+  s.preflight = j.preflight;
+  s.container_image = j.container_image;
+  s.container_mounts = j.container_mounts;
+  s.container_workdir = j.container_workdir;
   s.job_name = job.name;
   s.out_file = job.output;
   return s;

@@ -53,6 +53,38 @@ run_status $MPIEXEC -n 2 "$SCALETUNE" run tiny.toml --out only1.h5 --ranks 1
 "$PYTHON" -c 'import sys, h5py; c = h5py.File(sys.argv[1], "r")["configs"]; assert sorted(int(g.attrs["ranks"]) for g in c.values()) == [1], list(c)' only1.h5 ||
   fail "only1.h5 holds other rank counts"
 
+# A fabric cluster's options (AWS-like): GPUs by --gres, extra #SBATCH and srun options, the
+# fabric environment, and cpus_per_task from the node's cores; the options replace the job's.
+printf '\n[slurm.env]\nNCCL_DEBUG_SUBSYS = "INIT"\n' >>tiny.toml
+run_status "$SCALETUNE" plan tiny.toml --slurm efa --gpus-per-node 8 --gpus-option gres \
+  --cpus-per-node 96 --sbatch-args "--wait-all-nodes=1 --qos=high" --srun-args "--cpu-bind=none" \
+  --env "FI_PROVIDER=efa FI_EFA_FORK_SAFE=1 UCX_TLS=rc,sm NCCL_IB_HCA=^mlx5_bond"
+[ "$status" -eq 0 ] || fail "plan --slurm with fabric options exited $status: $out"
+script=efa/tiny.sbatch
+for line in "#SBATCH --gres=gpu:8" "#SBATCH --cpus-per-task=12" "#SBATCH --wait-all-nodes=1" \
+  "#SBATCH --qos=high" "export FI_PROVIDER=efa" "export FI_EFA_FORK_SAFE=1" \
+  "export UCX_TLS=rc,sm" "export NCCL_IB_HCA='^mlx5_bond'"; do
+  grep -qxF -- "$line" "$script" || fail "$script has no line '$line':
+$(cat "$script")"
+done
+! grep -q "NCCL_DEBUG_SUBSYS\|--gpus-per-node" "$script" || fail "$script: $(cat "$script")"
+grep -q '^srun --mpi=pmix --cpu-bind=none .* run ' "$script" || fail "$script: no srun line with --cpu-bind=none"
+run_status "$SCALETUNE" plan tiny.toml --slurm jobenv
+grep -qxF "export NCCL_DEBUG_SUBSYS=INIT" jobenv/tiny.sbatch || fail "job's [slurm.env] not exported"
+
+# In a container the script names the job file, the executable and the result file as the image
+# sees them; a result file on no mount is warned about.
+run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image nvcr.io#nvidia/pytorch:24.01-py3 \
+  --container-mounts /fsx:/fsx,/data:/data:ro --container-workdir /fsx/u
+[ "$status" -eq 0 ] || fail "plan --slurm with a container exited $status: $out"
+! grep -q "warning" <<<"$out" || fail "a result file under /fsx warned: $out"
+grep -qxF "srun --mpi=pmix --container-image=nvcr.io#nvidia/pytorch:24.01-py3 --container-mounts=/fsx:/fsx,/data:/data:ro --container-workdir=/fsx/u scaletune run tiny.toml --out tiny.h5 --resume --ranks 1,2" \
+  box/tiny.sbatch || fail "container launch line: $(cat box/tiny.sbatch)"
+run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img --container-mounts /data:/data \
+  --container-workdir /work
+[ "$status" -eq 0 ] || fail "plan --slurm with an unmounted result exited $status: $out"
+expect_match "$out" "warning: the result file /work/tiny.h5 is on no container mount" "unmounted result"
+
 # Bad options: exit 2, nothing written.
 expect_bad() {
   run_status "$@"
@@ -72,6 +104,22 @@ expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --partition $'gpu\necho INJEC
 expect_match "$out" "--partition 'gpu" "--partition with a line break"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --account 'a b'
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --cpus-per-task 1025
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "fi_provider=efa"
+expect_match "$out" "--env 'fi_provider=efa': expected NAME=value" "--env lower-case"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env 'X=$(id)'
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --srun-args "cpu-bind=none"
+expect_match "$out" "--srun-args 'cpu-bind=none': expected one option --name" "--srun-args"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --sbatch-args "--mem=\`id\`"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --gpus-option gpu
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --launcher mpirun --srun-args "--cpu-bind=none"
+expect_match "$out" "apply to the srun launcher" "--srun-args with mpirun"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image 'img;id'
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image img --container-mounts /fsx
+expect_match "$out" "--container-mounts '/fsx': expected SRC:DST" "mount without DST"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-workdir /w
+expect_match "$out" "need a container image" "workdir without image"
+expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image img --launcher mpirun
+expect_match "$out" "needs the srun launcher" "container with mpirun"
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 3
 expect_match "$out" "--ranks 3: the sweep has no configuration of 3 ranks" "run --ranks 3"
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 1,1

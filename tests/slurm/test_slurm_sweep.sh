@@ -1,5 +1,6 @@
 # A tiny ResNet-50 sweep submitted with `sbatch --wait` to a real one-node Slurm, with the
-# batch scripts `scaletune plan --slurm` writes: once launched by `srun --mpi=pmix` and once by
+# batch scripts `scaletune plan --slurm` writes (extra srun and sbatch options, exported
+# variables and the preflight line included): once launched by `srun --mpi=pmix` and once by
 # mpirun inside the allocation; both must write a valid result file with every configuration ok
 # and record the launcher and the Slurm job in /system and in each configuration's launch
 # record. The srun sweep is split over two jobs into one file, as plan splits a sweep whose
@@ -17,8 +18,11 @@ batch_script() {
   local name=$1 launcher=$2
   sed -e "s/^name = \"tiny\"/name = \"$name\"/" -e "s|^output = .*|output = \"$name.h5\"|" \
     tiny.toml >"$name.toml"
+  local extra=()
+  [ "$launcher" = srun ] && extra=(--srun-args "--cpu-bind=none")
   run_status "$SCALETUNE" plan "$name.toml" --slurm . --gpus-per-node 0 --tasks-per-node 2 \
-    --time 00:05:00 --launcher "$launcher"
+    --time 00:05:00 --launcher "$launcher" "${extra[@]}" --sbatch-args "--wait-all-nodes=1" \
+    --env "FI_PROVIDER=tcp NCCL_IB_DISABLE=1"
   [ "$status" -eq 0 ] || fail "plan --slurm for $name exited $status: $out"
   grep -q "^#SBATCH --ntasks-per-node=2$" "$name.sbatch" || fail "$name.sbatch: $(cat "$name.sbatch")"
 }
@@ -84,6 +88,8 @@ expect_match "$log" "2 ok, 0 failed, 0 skipped, 0 resumed" "srun, first job: the
 submit srun.sbatch
 expect_match "$log" "\[4/4\] resnet50-r2-b8-even-fp32 .* ok .*samples/s" "srun: progress line per configuration"
 expect_match "$log" "2 ok, 0 failed, 0 skipped, 2 resumed" "srun, second job: the rest"
+# The preflight line and the exported fabric variables, from the job's own output.
+expect_match "$log" "^preflight: [^:]+: 0 GPU\(s\) +; fabric: .*FI_PROVIDER=tcp .*NCCL_IB_DISABLE=1" "srun: preflight"
 check_results srun srun "$first_job" "$job"
 srun_s=$(slurm_elapsed "$t0")
 
@@ -95,6 +101,13 @@ submit mpirun.sbatch
 expect_match "$log" "4 ok, 0 failed, 0 skipped" "mpirun: run summary"
 check_results mpirun mpirun "$job" "$job"
 mpirun_s=$(slurm_elapsed "$t0")
+
+# Containers need pyxis (srun --container-image) and an image; neither is here offline.
+if srun --help 2>&1 | grep -q -- --container-image; then
+  echo "containers: skipped: pyxis is installed, but no container image can be fetched here"
+else
+  echo "containers: skipped: pyxis is not installed (srun has no --container-image)"
+fi
 
 t0=$(slurm_now)
 slurm_stop

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "harness/job/job_parser.hpp"
 #include "harness/job/slurm_time.hpp"
@@ -41,6 +43,87 @@ TEST(SlurmJob, ReadsEveryKey) {
   EXPECT_EQ(s.launcher, "mpirun");
   EXPECT_EQ(s.nccl_socket_ifname, "ib0");
   EXPECT_EQ(s.nccl_debug, "WARN");
+}
+
+TEST(SlurmJob, ReadsFabricEnvironmentExtraOptionsAndGres) {
+  const job::JobSpec spec =
+      job::parse_job_text(kHead +
+                              "gpus_option = \"gres\"\ncpus_per_node = 96\n"
+                              "srun_args = [\"--cpu-bind=none\", \"--ntasks-per-core=1\"]\n"
+                              "sbatch_args = [\"--wait-all-nodes=1\", \"--qos=high\"]\n"
+                              "[slurm.env]\nUCX_TLS = \"rc,sm\"\nFI_PROVIDER = \"efa\"\n"
+                              "NCCL_NET_PLUGIN = \"/opt/ofi/lib/libnccl-net.so\"\n",
+                          kFile);
+  const job::SlurmSpec& s = spec.slurm;
+  EXPECT_EQ(s.gpus_option, "gres");
+  EXPECT_EQ(s.cpus_per_node, 96);
+  EXPECT_EQ(s.srun_args, (std::vector<std::string>{"--cpu-bind=none", "--ntasks-per-core=1"}));
+  EXPECT_EQ(s.sbatch_args, (std::vector<std::string>{"--wait-all-nodes=1", "--qos=high"}));
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"FI_PROVIDER", "efa"},
+      {"NCCL_NET_PLUGIN", "/opt/ofi/lib/libnccl-net.so"},
+      {"UCX_TLS", "rc,sm"}};
+  EXPECT_EQ(s.env, env);  // in name order
+  const job::JobError e =
+      job_error_of(kHead + "launcher = \"mpirun\"\nsrun_args = [\"--cpu-bind=none\"]\n", kFile);
+  EXPECT_EQ(e.key(), "srun_args");
+  EXPECT_TRUE(contains(e.what(), "apply to launcher = \"srun\"")) << e.what();
+}
+
+TEST(SlurmJob, BadContainerValuesNameFileLineAndKey) {
+  const struct {
+    std::string before, line, key, part;
+  } cases[] = {
+      {"", "container_image = \"img; id\"", "container_image", "letters, digits"},
+      {"container_image = \"i\"\n", "container_mounts = [\"/fsx\"]", "container_mounts", "SRC:DST"},
+      {"container_image = \"i\"\n", "container_mounts = [\"fsx:/fsx\"]", "container_mounts",
+       "SRC:DST"},
+      {"container_image = \"i\"\n", "container_mounts = \"/a:/b\"", "container_mounts", "list"},
+      {"container_image = \"i\"\n", "container_workdir = \"home\"", "container_workdir",
+       "absolute path"},
+      {"", "container_workdir = \"/w\"", "container_workdir", "needs container_image"},
+      {"launcher = \"mpirun\"\n", "container_image = \"i\"", "container_image",
+       "launcher = \"srun\""},
+  };
+  for (const auto& c : cases) {
+    const std::string text = kHead + c.before + c.line + "\n";
+    const job::JobError e = job_error_of(text, kFile);
+    EXPECT_EQ(e.line(), line_of(text, c.line)) << c.line << ": " << e.what();
+    EXPECT_EQ(e.key(), c.key) << e.what();
+    EXPECT_TRUE(contains(e.what(), c.part)) << e.what();
+  }
+}
+
+TEST(SlurmJob, ReadsTheContainer) {
+  const job::JobSpec spec =
+      job::parse_job_text(kHead +
+                              "container_image = \"nvcr.io#nvidia/pytorch:24.01-py3\"\n"
+                              "container_mounts = [\"/fsx:/fsx\", "
+                              "\"/data:/data:ro\"]\ncontainer_workdir = \"/fsx/u\"\n",
+                          kFile);
+  EXPECT_EQ(spec.slurm.container_image, "nvcr.io#nvidia/pytorch:24.01-py3");
+  EXPECT_EQ(spec.slurm.container_mounts, (std::vector<std::string>{"/fsx:/fsx", "/data:/data:ro"}));
+  EXPECT_EQ(spec.slurm.container_workdir, "/fsx/u");
+  for (const char* good : {"/a:/b", "/a/b-c:/d_e.f", "/a:/b:ro", "/a:/b:rw+slave"})
+    EXPECT_TRUE(job::is_container_mount(good)) << good;
+  for (const char* bad :
+       {"", "/a", "a:/b", "/a:b", "/a:/b:", "/a:/b:r o", "/a b:/c", "/a:/b,/c:/d"})
+    EXPECT_FALSE(job::is_container_mount(bad)) << bad;
+}
+
+TEST(SlurmJob, EnvironmentNamesValuesAndOptions) {
+  for (const char* good : {"FI_PROVIDER", "_X", "NCCL_IB_HCA", "A1"})
+    EXPECT_TRUE(job::is_environment_name(good)) << good;
+  for (const char* bad : {"", "1A", "fi_provider", "A-B", "A B", "A=B"})
+    EXPECT_FALSE(job::is_environment_name(bad)) << bad;
+  for (const char* good : {"efa", "rc,sm", "^mlx5_bond", "/opt/x.so", "mlx5_0:1", "a=b", "50%"})
+    EXPECT_TRUE(job::is_environment_value(good)) << good;
+  for (const char* bad : {"", "a b", "$(id)", "a;b", "a'b", "a\nb", "`x`", "a*"})
+    EXPECT_FALSE(job::is_environment_value(bad)) << bad;
+  for (const char* good : {"--exclusive", "--cpu-bind=none", "--gres=gpu:8", "--qos=high-1"})
+    EXPECT_TRUE(job::is_slurm_option(good)) << good;
+  for (const char* bad : {"", "-N", "--", "--=x", "--Mem=0", "--mem=0 --x", "--mem=$(id)", "mem"})
+    EXPECT_FALSE(job::is_slurm_option(bad)) << bad;
 }
 
 TEST(SlurmJob, AbsentTableResolvesToDefaults) {
@@ -87,6 +170,17 @@ TEST(SlurmJob, BadValuesNameFileLineAndKey) {
       {"account = \"a b\"", "account", "letters, digits"},
       {"nccl_socket_ifname = \"$(id)\"", "nccl_socket_ifname", "letters, digits"},
       {"nodez = 2", "nodez", "nodes"},
+      {"srun_args = \"--cpu-bind=none\"", "srun_args", "list"},
+      {"srun_args = [\"cpu-bind=none\"]", "srun_args", "one option --name"},
+      {"sbatch_args = [\"--mem=0 --exclusive\"]", "sbatch_args", "one option --name"},
+      {"sbatch_args = [\"--comment=$(id)\"]", "sbatch_args", "one option --name"},
+      {"sbatch_args = [3]", "sbatch_args", "string"},
+      {"gpus_option = \"gpu\"", "gpus_option", "gres"},
+      {"cpus_per_node = 0", "cpus_per_node", ">= 1"},
+      {"env = \"FI_PROVIDER=efa\"", "env", "table"},
+      {"env = { fi_provider = \"efa\" }", "fi_provider", "[A-Z_][A-Z0-9_]*"},
+      {"env = { FI_PROVIDER = \"efa; rm -rf x\" }", "FI_PROVIDER", "letters, digits"},
+      {"env = { FI_EFA_FORK_SAFE = 1 }", "FI_EFA_FORK_SAFE", "string"},
   };
   for (const auto& c : cases) {
     const std::string text = kHead + c.line + "\n";

@@ -19,6 +19,7 @@ sl::SlurmSettings settings() {
   s.scaletune = "/opt/scaletune/bin/scaletune";
   s.job_file = "/home/u/jobs/scal.toml";
   s.out_file = "/home/u/results/scal.h5";
+  s.preflight = false;  // its lines: SlurmBatchScript.PreflightPrintsEachNodesGpusAndFabric
   return s;
 }
 
@@ -196,4 +197,118 @@ TEST(SlurmBatchScript, ScriptsOfAJobAreKnownByName) {
   for (const char* name : {"scal-ranks.sbatch", "scal-6xranks.sbatch", "scal.sbatch.bak",
                            "scaling.sbatch", "scal-6ranks.sh", "other.sbatch", "scal"})
     EXPECT_FALSE(sl::is_script_of(name, "scal")) << name;
+}
+
+// An AWS-like EFA cluster (as its nccl-tests samples write them): GPUs by --gres, every node
+// waited for, fabric variables exported in order, the ranks in a pyxis container with the shared
+// file system mounted, srun without CPU binding.
+TEST(SlurmBatchScript, EfaClusterWithGresExtraOptionsFabricEnvironmentAndContainer) {
+  sl::SlurmSettings s = settings();
+  s.container_image = "/fsx/images/scaletune.sqsh";
+  s.container_mounts = {"/fsx:/fsx"};
+  s.scaletune = "scaletune";
+  s.job_file = "jobs/scal.toml";
+  s.out_file = "/fsx/results/scal.h5";
+  s.gres = true;
+  s.cpus_per_task = 12;
+  s.sbatch_args = {"--wait-all-nodes=1", "--mem=0"};
+  s.srun_args = {"--cpu-bind=none"};
+  s.env = {{"FI_PROVIDER", "efa"},
+           {"FI_EFA_FORK_SAFE", "1"},
+           {"NCCL_NET_PLUGIN", "/opt/aws-ofi-nccl/lib/libnccl-net.so"},
+           {"NCCL_IB_HCA", "^mlx5_bond"}};
+  const std::vector<int> counts = {8, 16};
+  const auto scripts = sl::batch_scripts(counts, s);
+  ASSERT_EQ(scripts.size(), 1u);
+  EXPECT_EQ(scripts[0].text,
+            "#!/bin/bash\n"
+            "#SBATCH --job-name=scal\n"
+            "#SBATCH --nodes=2\n"
+            "#SBATCH --ntasks-per-node=8\n"
+            "#SBATCH --gres=gpu:8\n"
+            "#SBATCH --cpus-per-task=12\n"
+            "#SBATCH --exclusive\n"
+            "#SBATCH --output=%x_%j.out\n"
+            "#SBATCH --wait-all-nodes=1\n"
+            "#SBATCH --mem=0\n"
+            "# scaletune sweep 'scal': configurations of 8, 16 ranks\n"
+            "# in one allocation of 2 node(s), at most 8 ranks per node. Each configuration runs "
+            "on\n"
+            "# a sub-communicator that takes whole nodes first; results are added to the result "
+            "file.\n"
+            "set -euo pipefail\n"
+            "export FI_PROVIDER=efa\n"
+            "export FI_EFA_FORK_SAFE=1\n"
+            "export NCCL_NET_PLUGIN=/opt/aws-ofi-nccl/lib/libnccl-net.so\n"
+            "export NCCL_IB_HCA='^mlx5_bond'\n"
+            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
+            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
+            "srun --mpi=pmix --container-image=/fsx/images/scaletune.sqsh "
+            "--container-mounts=/fsx:/fsx --cpu-bind=none scaletune run jobs/scal.toml --out "
+            "/fsx/results/scal.h5 --resume --ranks 8,16\n");
+}
+
+// A CoreWeave-like InfiniBand cluster: an image from a registry, two mounts (one read-only), a
+// workdir in the image, the HCAs and CPU binding left to the user's settings.
+TEST(SlurmBatchScript, InfinibandClusterWithRegistryImageMountsAndWorkdir) {
+  sl::SlurmSettings s = settings();
+  s.container_image = "nvcr.io#nvidia/pytorch:24.01-py3";
+  s.container_mounts = {"/mnt/data:/data:ro", "/mnt/home:/home"};
+  s.container_workdir = "/home/u";
+  s.scaletune = "scaletune";
+  s.job_file = "jobs/scal.toml";
+  s.out_file = "results/scal.h5";
+  s.srun_args = {"--cpu-bind=none"};
+  s.env = {{"NCCL_IB_HCA", "ibp"}, {"UCX_NET_DEVICES", "ibp0:1"}};
+  const std::vector<int> counts = {16};
+  const std::string text = sl::batch_scripts(counts, s)[0].text;
+  EXPECT_NE(text.find("export NCCL_IB_HCA=ibp\nexport UCX_NET_DEVICES=ibp0:1\n"), std::string::npos)
+      << text;
+  EXPECT_TRUE(text.ends_with(
+      "srun --mpi=pmix --container-image=nvcr.io#nvidia/pytorch:24.01-py3 "
+      "--container-mounts=/mnt/data:/data:ro,/mnt/home:/home --container-workdir=/home/u "
+      "--cpu-bind=none scaletune run jobs/scal.toml --out results/scal.h5 --resume --ranks "
+      "16\n"))
+      << text;
+}
+
+// cpus_per_task defaults to the node's cores over its ranks when cpus_per_node is given; an
+// explicit cpus_per_task wins; gpus_option "gres" turns on --gres.
+TEST(SlurmSettings, CpusPerTaskFollowsCpusPerNodeUnlessGiven) {
+  scaletune::job::SlurmSpec j;
+  scaletune::job::JobInfo info;
+  info.name = "scal";
+  j.gpus_per_node = 8;
+  j.cpus_per_node = 96;
+  EXPECT_EQ(sl::resolve(j, info).cpus_per_task, 12);
+  j.cpus_per_node = 4;  // fewer cores than ranks: at least 1
+  EXPECT_EQ(sl::resolve(j, info).cpus_per_task, 1);
+  j.cpus_per_node = 96;
+  j.cpus_per_task = 6;
+  EXPECT_EQ(sl::resolve(j, info).cpus_per_task, 6);
+  j.cpus_per_task = 0;
+  j.tasks_per_node = 4;
+  EXPECT_EQ(sl::resolve(j, info).cpus_per_task, 24);
+  EXPECT_FALSE(sl::resolve(j, info).gres);
+  j.gpus_option = "gres";
+  EXPECT_TRUE(sl::resolve(j, info).gres);
+}
+
+// The preflight step: one srun task per node, before the launch, printing the node's GPUs and
+// the fabric variables in force; its failure is reported, not fatal.
+TEST(SlurmBatchScript, PreflightPrintsEachNodesGpusAndFabric) {
+  sl::SlurmSettings s = settings();
+  s.preflight = true;
+  const std::vector<int> counts = {8};
+  const std::string text = sl::batch_scripts(counts, s)[0].text;
+  const std::string preflight =
+      "# Preflight ([slurm] preflight = false leaves it out): each node's GPUs and fabric "
+      "variables.\n"
+      "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -c 'echo \"preflight: "
+      "$(hostname): $(nvidia-smi -L 2>/dev/null | grep -c \"^GPU\") GPU(s) $(nvidia-smi -L "
+      "2>/dev/null | head -n 1 | cut -d\"(\" -f1); fabric: $(env | grep -E \"^(NCCL|FI|UCX)_\" | "
+      "sort | tr \"\\n\" \" \")\"' || echo \"preflight: srun failed\"\n"
+      "srun --mpi=pmix ";
+  EXPECT_NE(text.find(preflight), std::string::npos) << text;
 }

@@ -13,10 +13,27 @@
 namespace scaletune::job::detail {
 namespace {
 
-constexpr std::array<std::string_view, 10> kKeys = {
-    "nodes",   "gpus_per_node", "tasks_per_node", "cpus_per_task",      "partition",
-    "account", "time",          "launcher",       "nccl_socket_ifname", "nccl_debug"};
+constexpr std::array<std::string_view, 19> kKeys = {"nodes",
+                                                    "gpus_per_node",
+                                                    "tasks_per_node",
+                                                    "cpus_per_task",
+                                                    "partition",
+                                                    "account",
+                                                    "time",
+                                                    "launcher",
+                                                    "nccl_socket_ifname",
+                                                    "nccl_debug",
+                                                    "env",
+                                                    "srun_args",
+                                                    "sbatch_args",
+                                                    "gpus_option",
+                                                    "cpus_per_node",
+                                                    "preflight",
+                                                    "container_image",
+                                                    "container_mounts",
+                                                    "container_workdir"};
 constexpr std::array<std::string_view, 2> kLaunchers = {"srun", "mpirun"};
+constexpr std::array<std::string_view, 2> kGpusOptions = {"gpus-per-node", "gres"};
 
 int integer_or(const TableReader& t, std::string_view key, int min, int max, int absent) {
   const auto value = t.integer(key, min, max);
@@ -44,6 +61,97 @@ std::string read_word(const TableReader& t, std::string_view key) {
   return *value;
 }
 
+/// [slurm.env]: every key an environment variable name, every value a string exported as it is.
+std::vector<std::pair<std::string, std::string>> read_env(const TableReader& slurm) {
+  const toml::node* node = slurm.find("env");
+  if (node == nullptr) return {};
+  if (!node->is_table()) slurm.fail_type(*node, "env", "a table of NAME = \"value\"");
+  const TableReader env = slurm.table("env");
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string_view name : env.keys()) {
+    const toml::node& value = *env.find(name);
+    if (!is_environment_name(name))
+      env.fail(value, name,
+               "variable name '" + std::string(name) + "' is not of the form " +
+                   std::string(kEnvironmentNameForm));
+    const std::string text = env.as_string(value, name);
+    if (!is_environment_value(text))
+      env.fail(value, name,
+               std::string(name) + " may hold " + std::string(kEnvironmentValueCharacters) +
+                   ", got \"" + text + "\"");
+    out.emplace_back(name, text);
+  }
+  return out;
+}
+
+/// A list of extra options, each one --name[=value] word.
+std::vector<std::string> read_options(const TableReader& slurm, std::string_view key) {
+  const toml::node* node = slurm.find(key);
+  if (node == nullptr) return {};
+  const toml::array* list = node->as_array();
+  if (list == nullptr) slurm.fail_type(*node, key, "a list of options such as \"--cpu-bind=none\"");
+  std::vector<std::string> out;
+  for (const toml::node& item : *list) {
+    const std::string word = slurm.as_string(item, key);
+    if (!is_slurm_option(word))
+      slurm.fail(item, key,
+                 std::string(key) + " entries must each be " + std::string(kSlurmOptionForm) +
+                     ", got \"" + word + "\"");
+    out.push_back(word);
+  }
+  return out;
+}
+
+/// A string key checked by `valid`; `form` says what was expected.
+std::string read_checked(const TableReader& t, std::string_view key,
+                         bool (*valid)(std::string_view), std::string_view form) {
+  const auto value = t.string(key);
+  if (!value) return {};
+  if (!valid(*value))
+    t.fail(*t.find(key), key,
+           std::string(key) + " must be " + std::string(form) + ", got \"" + *value + "\"");
+  return *value;
+}
+
+/// container_mounts: a list of SRC:DST[:FLAGS].
+std::vector<std::string> read_mounts(const TableReader& slurm) {
+  const toml::node* node = slurm.find("container_mounts");
+  if (node == nullptr) return {};
+  const toml::array* list = node->as_array();
+  if (list == nullptr) slurm.fail_type(*node, "container_mounts", "a list of \"SRC:DST\"");
+  std::vector<std::string> out;
+  for (const toml::node& item : *list) {
+    const std::string mount = slurm.as_string(item, "container_mounts");
+    if (!is_container_mount(mount))
+      slurm.fail(item, "container_mounts",
+                 "container_mounts entries must each be " + std::string(kContainerMountForm) +
+                     ", got \"" + mount + "\"");
+    out.push_back(mount);
+  }
+  return out;
+}
+
+/// The container keys; throws at the first of them when the launcher is mpirun or mounts or a
+/// workdir come without an image.
+void read_container(const TableReader& slurm, SlurmSpec& s) {
+  s.container_image =
+      read_checked(slurm, "container_image", is_container_image, kContainerImageCharacters);
+  s.container_mounts = read_mounts(slurm);
+  s.container_workdir =
+      read_checked(slurm, "container_workdir", is_container_path, kContainerPathForm);
+  for (const std::string_view key : {"container_image", "container_mounts", "container_workdir"}) {
+    const toml::node* node = slurm.find(key);
+    if (node == nullptr) continue;
+    if (s.launcher == "mpirun")
+      slurm.fail(*node, key,
+                 std::string(key) +
+                     " applies to launcher = \"srun\" (pyxis' srun "
+                     "--container-*); this job's launcher is mpirun");
+    if (s.container_image.empty())
+      slurm.fail(*node, key, std::string(key) + " needs container_image");
+  }
+}
+
 }  // namespace
 
 SlurmSpec read_slurm(const TableReader& slurm) {
@@ -59,6 +167,16 @@ SlurmSpec read_slurm(const TableReader& slurm) {
   s.launcher = slurm.choice("launcher", kLaunchers).value_or("");
   s.nccl_socket_ifname = read_word(slurm, "nccl_socket_ifname");
   s.nccl_debug = read_word(slurm, "nccl_debug");
+  s.env = read_env(slurm);
+  s.srun_args = read_options(slurm, "srun_args");
+  s.sbatch_args = read_options(slurm, "sbatch_args");
+  s.gpus_option = slurm.choice("gpus_option", kGpusOptions).value_or("");
+  s.cpus_per_node = integer_or(slurm, "cpus_per_node", 1, kMaxPerNode, 0);
+  s.preflight = slurm.boolean("preflight").value_or(true);
+  read_container(slurm, s);
+  if (!s.srun_args.empty() && s.launcher == "mpirun")
+    slurm.fail(*slurm.find("srun_args"), "srun_args",
+               "srun_args apply to launcher = \"srun\"; this job's launcher is mpirun");
   return s;
 }
 
