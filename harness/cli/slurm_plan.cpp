@@ -1,5 +1,6 @@
 #include "harness/cli/slurm_plan.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -58,10 +59,24 @@ void apply_words(const Args& args, const std::string& option, bool (*valid)(std:
   std::istringstream words(args.option(option));
   field.clear();
   for (std::string word; words >> word;) {
-    if (!valid(word)) throw UsageError(option + " '" + word + "': expected " + std::string(form));
+    if (!valid(word))
+      throw UsageError(option + " '" + job::printable(word) + "': expected " + std::string(form));
     field.push_back(word);
   }
   if (field.empty()) throw UsageError(option + " needs a value");
+}
+
+/// --srun-args or --sbatch-args over the job's list; an option the script writes itself
+/// (`written`) is refused.
+void apply_options(const Args& args, const std::string& option, bool (*written)(std::string_view),
+                   std::vector<std::string>& field) {
+  apply_words(args, option, job::is_slurm_option, job::kSlurmOptionForm, field);
+  if (!args.options.contains(option)) return;
+  for (const std::string& word : field)
+    if (written(job::slurm_option_name(word)))
+      throw UsageError(option + " '" + word + "': the script writes --" +
+                       std::string(job::slurm_option_name(word)) +
+                       " itself; use its own option or [slurm] key");
 }
 
 /// --env "NAME=value NAME=value": replaces the job's [slurm.env].
@@ -79,8 +94,16 @@ void apply_env(const Args& args, std::vector<std::pair<std::string, std::string>
       words);
   if (words.empty()) return;
   env.clear();
-  for (const std::string& w : words)
-    env.emplace_back(w.substr(0, w.find('=')), w.substr(w.find('=') + 1));
+  for (const std::string& w : words) {
+    const std::string name = w.substr(0, w.find('='));
+    if (job::is_reserved_environment_name(name))
+      throw UsageError("--env " + name +
+                       ": the batch script itself relies on it (SLURM_*, SRUN_*, SBATCH_*, PATH, "
+                       "CUDA_VISIBLE_DEVICES, ...)");
+    if (std::ranges::any_of(env, [&](const auto& e) { return e.first == name; }))
+      throw UsageError("--env " + name + " is given twice; give each variable once");
+    env.emplace_back(name, w.substr(w.find('=') + 1));
+  }
 }
 
 /// --container-image, --container-mounts SRC:DST,... and --container-workdir over the job's.
@@ -128,9 +151,8 @@ slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_p
   if (!slurm.launcher.empty() && slurm.launcher != "srun" && slurm.launcher != "mpirun")
     throw UsageError("--launcher " + slurm.launcher + ": expected srun or mpirun");
   apply_env(args, slurm.env);
-  apply_words(args, "--srun-args", job::is_slurm_option, job::kSlurmOptionForm, slurm.srun_args);
-  apply_words(args, "--sbatch-args", job::is_slurm_option, job::kSlurmOptionForm,
-              slurm.sbatch_args);
+  apply_options(args, "--srun-args", job::is_written_srun_option, slurm.srun_args);
+  apply_options(args, "--sbatch-args", job::is_written_sbatch_option, slurm.sbatch_args);
   apply_text(args, "--gpus-option", slurm.gpus_option);
   if (!slurm.gpus_option.empty() && slurm.gpus_option != "gpus-per-node" &&
       slurm.gpus_option != "gres")
@@ -207,6 +229,10 @@ std::string unmounted_result_warning(const slurm::SlurmSettings& s) {
     const fs::path relative = in_image.lexically_relative(dst);
     if (in_image.is_absolute() && !relative.empty() && *relative.begin() != "..") return "";
   }
+  if (!in_image.is_absolute())
+    return "the result file " + s.out_file +
+           " is relative and no container workdir is given (--container-workdir, else [slurm] "
+           "container_workdir): where it lands depends on the image; give a workdir on a mount";
   return "the result file " + in_image.string() +
          " is on no container mount (--container-mounts, else [slurm] container_mounts): it "
          "would stay inside the container; give a mount that holds it";

@@ -1,6 +1,7 @@
 #include "harness/job/slurm_time.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
 
@@ -40,6 +41,48 @@ bool only(std::string_view text, std::string_view punctuation) {
 }
 
 }  // namespace
+
+std::string_view slurm_option_name(std::string_view word) {
+  const std::string_view rest = word.starts_with("--") ? word.substr(2) : word;
+  return rest.substr(0, rest.find('='));
+}
+
+bool is_written_sbatch_option(std::string_view name) {
+  constexpr std::array<std::string_view, 14> written = {
+      "job-name",      "nodes",     "ntasks", "ntasks-per-node", "gpus-per-node", "gres",
+      "cpus-per-task", "exclusive", "output", "partition",       "account",       "time",
+      "dependency",    "wrap"};
+  return std::ranges::find(written, name) != written.end();
+}
+
+bool is_written_srun_option(std::string_view name) {
+  constexpr std::array<std::string_view, 4> written = {"mpi", "container-image", "container-mounts",
+                                                       "container-workdir"};
+  return std::ranges::find(written, name) != written.end();
+}
+
+bool is_reserved_environment_name(std::string_view name) {
+  constexpr std::array<std::string_view, 7> exact = {
+      "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "CUDA_VISIBLE_DEVICES"};
+  return name.starts_with("SLURM_") || name.starts_with("SRUN_") || name.starts_with("SBATCH_") ||
+         std::ranges::find(exact, name) != exact.end();
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr const char* kHex = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+  }
+  return out;
+}
 
 bool is_container_image(std::string_view image) {
   return only(image, "._:@+-/#=%");

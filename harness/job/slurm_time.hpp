@@ -1,6 +1,7 @@
 #pragma once
 // Slurm values a batch script writes, checked where a job file or the command line gives one.
 
+#include <string>
 #include <string_view>
 
 namespace scaletune::job {
@@ -52,6 +53,23 @@ bool is_container_image(std::string_view image);
 bool is_container_mount(std::string_view mount);
 /// True when `path` is an absolute path of [A-Za-z0-9._+-/] (a container's workdir, a mount end).
 bool is_container_path(std::string_view path);
+
+/// The name of an option word: "--mem=0" -> "mem".
+std::string_view slurm_option_name(std::string_view word);
+/// Whether a batch script's #SBATCH lines already set option `name` (job-name, nodes, ntasks,
+/// ntasks-per-node, gpus-per-node, gres, cpus-per-task, exclusive, output, partition, account,
+/// time, dependency) or it would replace the script (wrap): an extra one would contradict them.
+bool is_written_sbatch_option(std::string_view name);
+/// Whether the srun launch line already sets option `name` (mpi, container-image,
+/// container-mounts, container-workdir).
+bool is_written_srun_option(std::string_view name);
+/// Whether the script itself relies on variable `name`, so exporting it would change the script
+/// or Slurm's allocation: SLURM_*, SRUN_*, SBATCH_*, PATH, BASH_ENV, ENV, IFS, SHELLOPTS,
+/// BASHOPTS, CUDA_VISIBLE_DEVICES (left to Slurm).
+bool is_reserved_environment_name(std::string_view name);
+/// `text` for a message: control characters and bytes outside ASCII as \xNN, so a NUL or a line
+/// break cannot cut or split it.
+std::string printable(std::string_view text);
 
 /// True when `name` is an environment variable a batch script may export: [A-Z_][A-Z0-9_]*.
 bool is_environment_name(std::string_view name);

@@ -111,6 +111,24 @@ TEST(SlurmJob, ReadsTheContainer) {
     EXPECT_FALSE(job::is_container_mount(bad)) << bad;
 }
 
+TEST(SlurmJob, ReservedNamesAndPrintableMessages) {
+  EXPECT_EQ(job::slurm_option_name("--mem=0"), "mem");
+  EXPECT_EQ(job::slurm_option_name("--exclusive"), "exclusive");
+  for (const char* name : {"nodes", "ntasks-per-node", "gres", "output", "dependency", "wrap"})
+    EXPECT_TRUE(job::is_written_sbatch_option(name)) << name;
+  for (const char* name : {"mem", "qos", "wait-all-nodes", "reservation", "ntasks-per-core"})
+    EXPECT_FALSE(job::is_written_sbatch_option(name)) << name;
+  EXPECT_TRUE(job::is_written_srun_option("mpi"));
+  EXPECT_TRUE(job::is_written_srun_option("container-image"));
+  EXPECT_FALSE(job::is_written_srun_option("cpu-bind"));
+  for (const char* name : {"SLURM_NTASKS", "SRUN_CPUS_PER_TASK", "SBATCH_X", "PATH", "BASH_ENV",
+                           "CUDA_VISIBLE_DEVICES"})
+    EXPECT_TRUE(job::is_reserved_environment_name(name)) << name;
+  for (const char* name : {"FI_PROVIDER", "NCCL_IB_HCA", "LD_LIBRARY_PATH", "SLURMX"})
+    EXPECT_FALSE(job::is_reserved_environment_name(name)) << name;
+  EXPECT_EQ(job::printable(std::string("a\0b\n\x7f\xc3", 6)), "a\\x00b\\x0a\\x7f\\xc3");
+}
+
 TEST(SlurmJob, EnvironmentNamesValuesAndOptions) {
   for (const char* good : {"FI_PROVIDER", "_X", "NCCL_IB_HCA", "A1"})
     EXPECT_TRUE(job::is_environment_name(good)) << good;
@@ -181,6 +199,13 @@ TEST(SlurmJob, BadValuesNameFileLineAndKey) {
       {"env = { fi_provider = \"efa\" }", "fi_provider", "[A-Z_][A-Z0-9_]*"},
       {"env = { FI_PROVIDER = \"efa; rm -rf x\" }", "FI_PROVIDER", "letters, digits"},
       {"env = { FI_EFA_FORK_SAFE = 1 }", "FI_EFA_FORK_SAFE", "string"},
+      {"env = { SLURM_JOB_NUM_NODES = \"7\" }", "SLURM_JOB_NUM_NODES", "relies on"},
+      {"env = { PATH = \"/x\" }", "PATH", "relies on"},
+      {"sbatch_args = [\"--nodes=1\"]", "sbatch_args", "writes --nodes itself"},
+      {"sbatch_args = [\"--dependency=afterok:1\"]", "sbatch_args", "writes --dependency itself"},
+      {"srun_args = [\"--mpi=pmi2\"]", "srun_args", "writes --mpi itself"},
+      {"partition = \"a\\u0000b\"", "partition", "got \"a\\x00b\""},
+      {"srun_args = [\"--x=a\\nb\"]", "srun_args", "got \"--x=a\\x0ab\""},
   };
   for (const auto& c : cases) {
     const std::string text = kHead + c.line + "\n";

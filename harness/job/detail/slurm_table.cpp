@@ -57,7 +57,7 @@ std::string read_word(const TableReader& t, std::string_view key) {
   if (!is_slurm_word(*value))
     t.fail(*t.find(key), key,
            std::string(key) + " may hold " + std::string(kSlurmWordCharacters) + ", got \"" +
-               *value + "\"");
+               printable(*value) + "\"");
   return *value;
 }
 
@@ -70,22 +70,30 @@ std::vector<std::pair<std::string, std::string>> read_env(const TableReader& slu
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string_view name : env.keys()) {
     const toml::node& value = *env.find(name);
+    const std::string shown = printable(name);
     if (!is_environment_name(name))
-      env.fail(value, name,
-               "variable name '" + std::string(name) + "' is not of the form " +
-                   std::string(kEnvironmentNameForm));
+      env.fail(
+          value, shown,
+          "variable name '" + shown + "' is not of the form " + std::string(kEnvironmentNameForm));
+    if (is_reserved_environment_name(name))
+      env.fail(value, shown,
+               shown +
+                   " is one the batch script itself relies on (SLURM_*, SRUN_*, SBATCH_*, "
+                   "PATH, CUDA_VISIBLE_DEVICES, ...); set it through the [slurm] key for it");
     const std::string text = env.as_string(value, name);
     if (!is_environment_value(text))
-      env.fail(value, name,
-               std::string(name) + " may hold " + std::string(kEnvironmentValueCharacters) +
-                   ", got \"" + text + "\"");
+      env.fail(value, shown,
+               shown + " may hold " + std::string(kEnvironmentValueCharacters) + ", got \"" +
+                   printable(text) + "\"");
     out.emplace_back(name, text);
   }
   return out;
 }
 
-/// A list of extra options, each one --name[=value] word.
-std::vector<std::string> read_options(const TableReader& slurm, std::string_view key) {
+/// A list of extra options, each one --name[=value] word that the script does not write itself
+/// (`written`).
+std::vector<std::string> read_options(const TableReader& slurm, std::string_view key,
+                                      bool (*written)(std::string_view)) {
   const toml::node* node = slurm.find(key);
   if (node == nullptr) return {};
   const toml::array* list = node->as_array();
@@ -96,7 +104,12 @@ std::vector<std::string> read_options(const TableReader& slurm, std::string_view
     if (!is_slurm_option(word))
       slurm.fail(item, key,
                  std::string(key) + " entries must each be " + std::string(kSlurmOptionForm) +
-                     ", got \"" + word + "\"");
+                     ", got \"" + printable(word) + "\"");
+    if (written(slurm_option_name(word)))
+      slurm.fail(item, key,
+                 std::string(key) + ": the script writes --" +
+                     std::string(slurm_option_name(word)) +
+                     " itself; set it through its [slurm] key, not as an extra option");
     out.push_back(word);
   }
   return out;
@@ -108,8 +121,9 @@ std::string read_checked(const TableReader& t, std::string_view key,
   const auto value = t.string(key);
   if (!value) return {};
   if (!valid(*value))
-    t.fail(*t.find(key), key,
-           std::string(key) + " must be " + std::string(form) + ", got \"" + *value + "\"");
+    t.fail(
+        *t.find(key), key,
+        std::string(key) + " must be " + std::string(form) + ", got \"" + printable(*value) + "\"");
   return *value;
 }
 
@@ -125,7 +139,7 @@ std::vector<std::string> read_mounts(const TableReader& slurm) {
     if (!is_container_mount(mount))
       slurm.fail(item, "container_mounts",
                  "container_mounts entries must each be " + std::string(kContainerMountForm) +
-                     ", got \"" + mount + "\"");
+                     ", got \"" + printable(mount) + "\"");
     out.push_back(mount);
   }
   return out;
@@ -168,8 +182,8 @@ SlurmSpec read_slurm(const TableReader& slurm) {
   s.nccl_socket_ifname = read_word(slurm, "nccl_socket_ifname");
   s.nccl_debug = read_word(slurm, "nccl_debug");
   s.env = read_env(slurm);
-  s.srun_args = read_options(slurm, "srun_args");
-  s.sbatch_args = read_options(slurm, "sbatch_args");
+  s.srun_args = read_options(slurm, "srun_args", is_written_srun_option);
+  s.sbatch_args = read_options(slurm, "sbatch_args", is_written_sbatch_option);
   s.gpus_option = slurm.choice("gpus_option", kGpusOptions).value_or("");
   s.cpus_per_node = integer_or(slurm, "cpus_per_node", 1, kMaxPerNode, 0);
   s.preflight = slurm.boolean("preflight").value_or(true);
