@@ -61,14 +61,14 @@ std::vector<std::string> cluster_devices(const StoredProfiles& stored,
 /// them, its predicted step time against the even split's on the same profiles, and why.
 /// Capacities are the profiles' unless the job's [devices] memory_gib sets them. A global batch
 /// smaller than the cluster, above 16384 samples, or with ranks x batch^2 above 4 x 16384^2 (the
-/// planner's time grows with it) is not planned, with a line saying why. Nothing is written when it throws: UsageError when the
-/// job is no transformer, its per-rank memory_gib list is shorter than the cluster, a device has
-/// no profile of the job's model in a swept precision (naming a profile of it, the workload key
-/// and both values; a model key the profile does not record is not compared, and the output
-/// says so), the cluster mixes host and CUDA profiles or profiles with and without a stored
-/// memory model (or different ones), a stored memory model is planned with another sharding than
-/// zero3 (it describes fully sharded state), or the planner refuses the profiles (a line that
-/// extrapolates to <= 0 s within the batch; naming the profiles).
+/// planner's time grows with it) is not planned, with a line saying why. Nothing is written when it
+/// throws: UsageError when the job is no transformer, its per-rank memory_gib list is shorter than
+/// the cluster, a device has no profile of the job's model in a swept precision (naming a profile
+/// of it, the workload key and both values; a model key the profile does not record is not
+/// compared, and the output says so), the cluster mixes host and CUDA profiles or profiles with and
+/// without a stored memory model (or different ones), a stored memory model is planned with another
+/// sharding than zero3 (it describes fully sharded state), or the planner refuses the profiles (a
+/// line that extrapolates to <= 0 s within the batch; naming the profiles).
 void print_profiled_plans(const job::JobSpec& job, const StoredProfiles& stored,
                           const std::vector<std::string>& devices, std::ostream& out);
 

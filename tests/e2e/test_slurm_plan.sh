@@ -81,9 +81,9 @@ run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image nvcr.io#nvi
 grep -qxF "srun --mpi=pmix --container-image=nvcr.io#nvidia/pytorch:24.01-py3 --container-mounts=/fsx:/fsx,/data:/data:ro --container-workdir=/fsx/u scaletune run tiny.toml --out tiny.h5 --resume --ranks 1,2" \
   box/tiny.sbatch || fail "container launch line: $(cat box/tiny.sbatch)"
 run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img --container-mounts /data:/data \
-  --container-workdir /work
+  --container-workdir /scratch
 [ "$status" -eq 0 ] || fail "plan --slurm with an unmounted result exited $status: $out"
-expect_match "$out" "warning: the result file /work/tiny.h5 is on no container mount" "unmounted result"
+expect_match "$out" "warning: the result file /scratch/tiny.h5 is on no container mount" "unmounted result"
 
 # Bad options: exit 2, nothing written.
 expect_bad() {
