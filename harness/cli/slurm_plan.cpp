@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "harness/job/slurm_extras.hpp"
 #include "harness/job/slurm_time.hpp"
 #include "harness/job/sweep.hpp"
 #include "harness/slurm/batch_script.hpp"
@@ -51,58 +52,39 @@ void apply_count(const Args& args, const std::string& option, int min, int max, 
   field = value;
 }
 
-/// The blank-separated words of `option`'s value, each checked by `valid` (`form` in the
-/// message); the job's list when the option is absent.
-void apply_words(const Args& args, const std::string& option, bool (*valid)(std::string_view),
-                 std::string_view form, std::vector<std::string>& field) {
-  if (!args.options.contains(option)) return;
-  std::istringstream words(args.option(option));
-  field.clear();
-  for (std::string word; words >> word;) {
-    if (!valid(word))
-      throw UsageError(option + " '" + job::printable(word) + "': expected " + std::string(form));
-    field.push_back(word);
-  }
-  if (field.empty()) throw UsageError(option + " needs a value");
-}
-
-/// --srun-args or --sbatch-args over the job's list; an option the script writes itself
-/// (`written`) is refused.
-void apply_options(const Args& args, const std::string& option, bool (*written)(std::string_view),
-                   std::vector<std::string>& field) {
-  apply_words(args, option, job::is_slurm_option, job::kSlurmOptionForm, field);
-  if (!args.options.contains(option)) return;
-  for (const std::string& word : field)
-    if (written(job::slurm_option_name(word)))
-      throw UsageError(option + " '" + word + "': the script writes --" +
-                       std::string(job::slurm_option_name(word)) +
-                       " itself; use its own option or [slurm] key");
-}
-
-/// --env "NAME=value NAME=value": replaces the job's [slurm.env].
-void apply_env(const Args& args, std::vector<std::pair<std::string, std::string>>& env) {
+/// The blank-separated words of `option`'s value (at least one).
+std::vector<std::string> words_of(const Args& args, const std::string& option) {
+  std::istringstream text(args.option(option));
   std::vector<std::string> words;
-  apply_words(
-      args, "--env",
-      [](std::string_view w) {
-        const std::size_t eq = w.find('=');
-        return eq != std::string_view::npos && job::is_environment_name(w.substr(0, eq)) &&
-               job::is_environment_value(w.substr(eq + 1));
-      },
-      "NAME=value, NAME of the form [A-Z_][A-Z0-9_]* and value of letters, digits and "
-      "._,:@+-/=^%",
-      words);
-  if (words.empty()) return;
+  for (std::string word; text >> word;) words.push_back(word);
+  if (words.empty()) throw UsageError(option + " needs a value");
+  return words;
+}
+
+/// --srun-args or --sbatch-args over the job's list (extra_option_problem).
+void apply_options(const Args& args, const std::string& option, job::ExtraOptions kind,
+                   std::vector<std::string>& field) {
+  if (!args.options.contains(option)) return;
+  field = words_of(args, option);
+  for (const std::string& word : field)
+    if (const std::string problem = job::extra_option_problem(word, kind); !problem.empty())
+      throw UsageError(option + " " + problem);
+}
+
+/// --env "NAME=value NAME=value": replaces the job's [slurm.env] (environment_problem).
+void apply_env(const Args& args, std::vector<std::pair<std::string, std::string>>& env) {
+  if (!args.options.contains("--env")) return;
   env.clear();
-  for (const std::string& w : words) {
-    const std::string name = w.substr(0, w.find('='));
-    if (job::is_reserved_environment_name(name))
-      throw UsageError("--env " + name +
-                       ": the batch script itself relies on it (SLURM_*, SRUN_*, SBATCH_*, PATH, "
-                       "CUDA_VISIBLE_DEVICES, ...)");
+  for (const std::string& word : words_of(args, "--env")) {
+    const std::size_t eq = word.find('=');
+    if (eq == std::string::npos)
+      throw UsageError("--env '" + job::printable(word) + "': expected NAME=value");
+    const std::string name = word.substr(0, eq), value = word.substr(eq + 1);
+    if (const std::string problem = job::environment_problem(name, value); !problem.empty())
+      throw UsageError("--env " + problem);
     if (std::ranges::any_of(env, [&](const auto& e) { return e.first == name; }))
       throw UsageError("--env " + name + " is given twice; give each variable once");
-    env.emplace_back(name, w.substr(w.find('=') + 1));
+    env.emplace_back(name, value);
   }
 }
 
@@ -110,28 +92,19 @@ void apply_env(const Args& args, std::vector<std::pair<std::string, std::string>
 void apply_container(const Args& args, job::SlurmSpec& slurm) {
   apply_text(args, "--container-image", slurm.container_image);
   if (args.options.contains("--container-image") && !job::is_container_image(slurm.container_image))
-    throw UsageError("--container-image " + slurm.container_image + ": expected " +
+    throw UsageError("--container-image " + job::printable(slurm.container_image) + ": expected " +
                      std::string(job::kContainerImageCharacters));
   if (args.options.contains("--container-mounts")) {
     slurm.container_mounts = comma_list(args.option("--container-mounts"));
     for (const std::string& mount : slurm.container_mounts)
-      if (!job::is_container_mount(mount))
-        throw UsageError("--container-mounts '" + mount + "': expected " +
-                         std::string(job::kContainerMountForm));
+      if (const std::string problem = job::container_mount_problem(mount); !problem.empty())
+        throw UsageError("--container-mounts " + problem);
   }
   apply_text(args, "--container-workdir", slurm.container_workdir);
   if (args.options.contains("--container-workdir") &&
       !job::is_container_path(slurm.container_workdir))
-    throw UsageError("--container-workdir " + slurm.container_workdir + ": expected " +
-                     std::string(job::kContainerPathForm));
-  const bool container = !slurm.container_image.empty() || !slurm.container_mounts.empty() ||
-                         !slurm.container_workdir.empty();
-  if (container && slurm.container_image.empty())
-    throw UsageError(
-        "container mounts or a workdir need a container image (--container-image, "
-        "else [slurm] container_image)");
-  if (container && slurm.launcher == "mpirun")
-    throw UsageError("a container (pyxis' srun --container-*) needs the srun launcher, not mpirun");
+    throw UsageError("--container-workdir " + job::printable(slurm.container_workdir) +
+                     ": expected " + std::string(job::kContainerPathForm));
 }
 
 /// The job's [slurm] table with the command line's options applied, resolved.
@@ -151,18 +124,16 @@ slurm::SlurmSettings settings(const job::JobSpec& spec, const std::string& job_p
   if (!slurm.launcher.empty() && slurm.launcher != "srun" && slurm.launcher != "mpirun")
     throw UsageError("--launcher " + slurm.launcher + ": expected srun or mpirun");
   apply_env(args, slurm.env);
-  apply_options(args, "--srun-args", job::is_written_srun_option, slurm.srun_args);
-  apply_options(args, "--sbatch-args", job::is_written_sbatch_option, slurm.sbatch_args);
+  apply_options(args, "--srun-args", job::ExtraOptions::srun, slurm.srun_args);
+  apply_options(args, "--sbatch-args", job::ExtraOptions::sbatch, slurm.sbatch_args);
   apply_text(args, "--gpus-option", slurm.gpus_option);
   if (!slurm.gpus_option.empty() && slurm.gpus_option != "gpus-per-node" &&
       slurm.gpus_option != "gres")
     throw UsageError("--gpus-option " + slurm.gpus_option + ": expected gpus-per-node or gres");
   apply_count(args, "--cpus-per-node", 1, job::kMaxPerNode, slurm.cpus_per_node);
   apply_container(args, slurm);
-  if (!slurm.srun_args.empty() && slurm.launcher == "mpirun")
-    throw UsageError(
-        "srun arguments (--srun-args, else [slurm] srun_args) apply to the srun "
-        "launcher, not mpirun");
+  if (const auto conflict = job::slurm_conflict(slurm))
+    throw UsageError(conflict->message + " (with the options given, else the job's [slurm])");
   slurm::SlurmSettings s = slurm::resolve(slurm, spec.job);
   if (!s.container_image.empty()) {  // paths as the image sees them: named as given
     s.job_file = job_path;

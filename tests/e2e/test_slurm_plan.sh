@@ -105,21 +105,21 @@ expect_match "$out" "--partition 'gpu" "--partition with a line break"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --account 'a b'
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --cpus-per-task 1025
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "fi_provider=efa"
-expect_match "$out" "--env 'fi_provider=efa': expected NAME=value" "--env lower-case"
+expect_match "$out" "--env variable name 'fi_provider' is not of the form" "--env lower-case"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env 'X=$(id)'
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --srun-args "cpu-bind=none"
 expect_match "$out" "--srun-args 'cpu-bind=none': expected one option --name" "--srun-args"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --sbatch-args "--mem=\`id\`"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --gpus-option gpu
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --launcher mpirun --srun-args "--cpu-bind=none"
-expect_match "$out" "apply to the srun launcher" "--srun-args with mpirun"
+expect_match "$out" 'srun_args apply to launcher = "srun"' "--srun-args with mpirun"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image 'img;id'
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image img --container-mounts /fsx
 expect_match "$out" "--container-mounts '/fsx': expected SRC:DST" "mount without DST"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-workdir /w
-expect_match "$out" "need a container image" "workdir without image"
+expect_match "$out" "container_workdir needs container_image" "workdir without image"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --container-image img --launcher mpirun
-expect_match "$out" "needs the srun launcher" "container with mpirun"
+expect_match "$out" 'container_image applies to launcher = "srun"' "container with mpirun"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "A=1 A=2"
 expect_match "$out" "--env A is given twice" "--env twice"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "SLURM_JOB_NUM_NODES=7"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/job/job_parser.hpp"
+#include "harness/job/slurm_extras.hpp"
 #include "harness/job/slurm_time.hpp"
 #include "harness/slurm/batch_script.hpp"
 #include "tests/support/job_text.hpp"
@@ -205,7 +206,7 @@ TEST(SlurmJob, BadValuesNameFileLineAndKey) {
       {"sbatch_args = [\"--dependency=afterok:1\"]", "sbatch_args", "writes --dependency itself"},
       {"srun_args = [\"--mpi=pmi2\"]", "srun_args", "writes --mpi itself"},
       {"partition = \"a\\u0000b\"", "partition", "got \"a\\x00b\""},
-      {"srun_args = [\"--x=a\\nb\"]", "srun_args", "got \"--x=a\\x0ab\""},
+      {"srun_args = [\"--x=a\\nb\"]", "srun_args", "'--x=a\\x0ab'"},
   };
   for (const auto& c : cases) {
     const std::string text = kHead + c.line + "\n";

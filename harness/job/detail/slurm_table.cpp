@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/job/detail/table_reader.hpp"
+#include "harness/job/slurm_extras.hpp"
 #include "harness/job/slurm_time.hpp"
 
 namespace scaletune::job::detail {
@@ -61,7 +63,8 @@ std::string read_word(const TableReader& t, std::string_view key) {
   return *value;
 }
 
-/// [slurm.env]: every key an environment variable name, every value a string exported as it is.
+/// [slurm.env]: every key an environment variable name, every value a string exported as it is
+/// (environment_problem).
 std::vector<std::pair<std::string, std::string>> read_env(const TableReader& slurm) {
   const toml::node* node = slurm.find("env");
   if (node == nullptr) return {};
@@ -70,49 +73,38 @@ std::vector<std::pair<std::string, std::string>> read_env(const TableReader& slu
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string_view name : env.keys()) {
     const toml::node& value = *env.find(name);
-    const std::string shown = printable(name);
-    if (!is_environment_name(name))
-      env.fail(
-          value, shown,
-          "variable name '" + shown + "' is not of the form " + std::string(kEnvironmentNameForm));
-    if (is_reserved_environment_name(name))
-      env.fail(value, shown,
-               shown +
-                   " is one the batch script itself relies on (SLURM_*, SRUN_*, SBATCH_*, "
-                   "PATH, CUDA_VISIBLE_DEVICES, ...); set it through the [slurm] key for it");
     const std::string text = env.as_string(value, name);
-    if (!is_environment_value(text))
-      env.fail(value, shown,
-               shown + " may hold " + std::string(kEnvironmentValueCharacters) + ", got \"" +
-                   printable(text) + "\"");
+    if (const std::string problem = environment_problem(name, text); !problem.empty())
+      env.fail(value, printable(name), problem);
     out.emplace_back(name, text);
   }
   return out;
 }
 
-/// A list of extra options, each one --name[=value] word that the script does not write itself
-/// (`written`).
-std::vector<std::string> read_options(const TableReader& slurm, std::string_view key,
-                                      bool (*written)(std::string_view)) {
+/// The list of strings `key`, each without a `problem` ("" for none); `example` shows an entry.
+std::vector<std::string> read_list(const TableReader& slurm, std::string_view key,
+                                   std::string_view example,
+                                   const std::function<std::string(std::string_view)>& problem) {
   const toml::node* node = slurm.find(key);
   if (node == nullptr) return {};
   const toml::array* list = node->as_array();
-  if (list == nullptr) slurm.fail_type(*node, key, "a list of options such as \"--cpu-bind=none\"");
+  if (list == nullptr)
+    slurm.fail_type(*node, key, "a list of entries such as \"" + std::string(example) + "\"");
   std::vector<std::string> out;
   for (const toml::node& item : *list) {
-    const std::string word = slurm.as_string(item, key);
-    if (!is_slurm_option(word))
-      slurm.fail(item, key,
-                 std::string(key) + " entries must each be " + std::string(kSlurmOptionForm) +
-                     ", got \"" + printable(word) + "\"");
-    if (written(slurm_option_name(word)))
-      slurm.fail(item, key,
-                 std::string(key) + ": the script writes --" +
-                     std::string(slurm_option_name(word)) +
-                     " itself; set it through its [slurm] key, not as an extra option");
-    out.push_back(word);
+    const std::string text = slurm.as_string(item, key);
+    if (const std::string why = problem(text); !why.empty())
+      slurm.fail(item, key, std::string(key) + " " + why);
+    out.push_back(text);
   }
   return out;
+}
+
+/// The extra options `key` of `kind` (extra_option_problem).
+std::vector<std::string> read_options(const TableReader& slurm, std::string_view key,
+                                      ExtraOptions kind) {
+  return read_list(slurm, key, "--cpu-bind=none",
+                   [kind](std::string_view word) { return extra_option_problem(word, kind); });
 }
 
 /// A string key checked by `valid`; `form` says what was expected.
@@ -127,43 +119,13 @@ std::string read_checked(const TableReader& t, std::string_view key,
   return *value;
 }
 
-/// container_mounts: a list of SRC:DST[:FLAGS].
-std::vector<std::string> read_mounts(const TableReader& slurm) {
-  const toml::node* node = slurm.find("container_mounts");
-  if (node == nullptr) return {};
-  const toml::array* list = node->as_array();
-  if (list == nullptr) slurm.fail_type(*node, "container_mounts", "a list of \"SRC:DST\"");
-  std::vector<std::string> out;
-  for (const toml::node& item : *list) {
-    const std::string mount = slurm.as_string(item, "container_mounts");
-    if (!is_container_mount(mount))
-      slurm.fail(item, "container_mounts",
-                 "container_mounts entries must each be " + std::string(kContainerMountForm) +
-                     ", got \"" + printable(mount) + "\"");
-    out.push_back(mount);
-  }
-  return out;
-}
-
-/// The container keys; throws at the first of them when the launcher is mpirun or mounts or a
-/// workdir come without an image.
+/// The container keys.
 void read_container(const TableReader& slurm, SlurmSpec& s) {
   s.container_image =
       read_checked(slurm, "container_image", is_container_image, kContainerImageCharacters);
-  s.container_mounts = read_mounts(slurm);
+  s.container_mounts = read_list(slurm, "container_mounts", "/fsx:/fsx", container_mount_problem);
   s.container_workdir =
       read_checked(slurm, "container_workdir", is_container_path, kContainerPathForm);
-  for (const std::string_view key : {"container_image", "container_mounts", "container_workdir"}) {
-    const toml::node* node = slurm.find(key);
-    if (node == nullptr) continue;
-    if (s.launcher == "mpirun")
-      slurm.fail(*node, key,
-                 std::string(key) +
-                     " applies to launcher = \"srun\" (pyxis' srun "
-                     "--container-*); this job's launcher is mpirun");
-    if (s.container_image.empty())
-      slurm.fail(*node, key, std::string(key) + " needs container_image");
-  }
 }
 
 }  // namespace
@@ -182,15 +144,14 @@ SlurmSpec read_slurm(const TableReader& slurm) {
   s.nccl_socket_ifname = read_word(slurm, "nccl_socket_ifname");
   s.nccl_debug = read_word(slurm, "nccl_debug");
   s.env = read_env(slurm);
-  s.srun_args = read_options(slurm, "srun_args", is_written_srun_option);
-  s.sbatch_args = read_options(slurm, "sbatch_args", is_written_sbatch_option);
+  s.srun_args = read_options(slurm, "srun_args", ExtraOptions::srun);
+  s.sbatch_args = read_options(slurm, "sbatch_args", ExtraOptions::sbatch);
   s.gpus_option = slurm.choice("gpus_option", kGpusOptions).value_or("");
   s.cpus_per_node = integer_or(slurm, "cpus_per_node", 1, kMaxPerNode, 0);
   s.preflight = slurm.boolean("preflight").value_or(true);
   read_container(slurm, s);
-  if (!s.srun_args.empty() && s.launcher == "mpirun")
-    slurm.fail(*slurm.find("srun_args"), "srun_args",
-               "srun_args apply to launcher = \"srun\"; this job's launcher is mpirun");
+  if (const auto conflict = slurm_conflict(s))
+    slurm.fail(*slurm.find(conflict->key), conflict->key, conflict->message);
   return s;
 }
 

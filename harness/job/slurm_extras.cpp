@@ -1,0 +1,152 @@
+#include "harness/job/slurm_extras.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace scaletune::job {
+
+namespace {
+
+bool only(std::string_view text, std::string_view punctuation) {
+  return !text.empty() && std::ranges::all_of(text, [&](unsigned char c) {
+    return std::isalnum(c) != 0 || punctuation.find(static_cast<char>(c)) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
+std::string_view slurm_option_name(std::string_view word) {
+  const std::string_view rest = word.starts_with("--") ? word.substr(2) : word;
+  return rest.substr(0, rest.find('='));
+}
+
+bool is_written_sbatch_option(std::string_view name) {
+  constexpr std::array<std::string_view, 14> written = {
+      "job-name",      "nodes",     "ntasks", "ntasks-per-node", "gpus-per-node", "gres",
+      "cpus-per-task", "exclusive", "output", "partition",       "account",       "time",
+      "dependency",    "wrap"};
+  return std::ranges::find(written, name) != written.end();
+}
+
+bool is_written_srun_option(std::string_view name) {
+  constexpr std::array<std::string_view, 4> written = {"mpi", "container-image", "container-mounts",
+                                                       "container-workdir"};
+  return std::ranges::find(written, name) != written.end();
+}
+
+bool is_reserved_environment_name(std::string_view name) {
+  constexpr std::array<std::string_view, 7> exact = {
+      "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "CUDA_VISIBLE_DEVICES"};
+  return name.starts_with("SLURM_") || name.starts_with("SRUN_") || name.starts_with("SBATCH_") ||
+         std::ranges::find(exact, name) != exact.end();
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+      continue;
+    }
+    constexpr const char* kHex = "0123456789abcdef";
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xf];
+  }
+  return out;
+}
+
+bool is_container_image(std::string_view image) {
+  return only(image, "._:@+-/#=%");
+}
+
+bool is_container_path(std::string_view path) {
+  return path.starts_with('/') && only(path, "._+-/");
+}
+
+bool is_container_mount(std::string_view mount) {
+  const std::size_t first = mount.find(':');
+  if (first == std::string_view::npos) return false;
+  const std::string_view rest = mount.substr(first + 1);
+  const std::size_t second = rest.find(':');
+  const std::string_view flags = second == std::string_view::npos ? "" : rest.substr(second + 1);
+  return is_container_path(mount.substr(0, first)) && is_container_path(rest.substr(0, second)) &&
+         (second == std::string_view::npos || only(flags, "+"));
+}
+
+bool is_environment_name(std::string_view name) {
+  return !name.empty() &&
+         (std::isupper(static_cast<unsigned char>(name[0])) != 0 || name[0] == '_') &&
+         std::ranges::all_of(name, [](unsigned char c) {
+           return std::isupper(c) != 0 || std::isdigit(c) != 0 || c == '_';
+         });
+}
+
+bool is_environment_value(std::string_view value) {
+  return only(value, "._,:@+-/=^%");
+}
+
+bool is_slurm_option(std::string_view word) {
+  if (!word.starts_with("--")) return false;
+  const std::string_view rest = word.substr(2);
+  const std::size_t equals = rest.find('=');
+  const std::string_view name = rest.substr(0, equals);
+  const bool name_ok = !name.empty() && std::islower(static_cast<unsigned char>(name[0])) != 0 &&
+                       std::ranges::all_of(name, [](unsigned char c) {
+                         return std::islower(c) != 0 || std::isdigit(c) != 0 || c == '-';
+                       });
+  return name_ok &&
+         (equals == std::string_view::npos || is_environment_value(rest.substr(equals + 1)));
+}
+
+std::string environment_problem(std::string_view name, std::string_view value) {
+  const std::string shown = printable(name);
+  if (!is_environment_name(name))
+    return "variable name '" + shown + "' is not of the form " + std::string(kEnvironmentNameForm);
+  if (is_reserved_environment_name(name))
+    return shown +
+           ": the batch script itself relies on it (SLURM_*, SRUN_*, SBATCH_*, PATH, "
+           "CUDA_VISIBLE_DEVICES, ...); set it through its [slurm] key";
+  if (!is_environment_value(value))
+    return shown + " may hold " + std::string(kEnvironmentValueCharacters) + ", got \"" +
+           printable(value) + "\"";
+  return "";
+}
+
+std::string extra_option_problem(std::string_view word, ExtraOptions kind) {
+  const std::string shown = "'" + printable(word) + "'";
+  if (!is_slurm_option(word)) return shown + ": expected " + std::string(kSlurmOptionForm);
+  const std::string_view name = slurm_option_name(word);
+  const bool written =
+      kind == ExtraOptions::srun ? is_written_srun_option(name) : is_written_sbatch_option(name);
+  if (!written) return "";
+  return shown + ": the script writes --" + std::string(name) +
+         " itself; set it through its own [slurm] key or option";
+}
+
+std::string container_mount_problem(std::string_view mount) {
+  if (is_container_mount(mount)) return "";
+  return "'" + printable(mount) + "': expected " + std::string(kContainerMountForm);
+}
+
+std::optional<SlurmConflict> slurm_conflict(const SlurmSpec& s) {
+  if (s.container_image.empty()) {
+    if (!s.container_mounts.empty())
+      return SlurmConflict{"container_mounts", "container_mounts needs container_image"};
+    if (!s.container_workdir.empty())
+      return SlurmConflict{"container_workdir", "container_workdir needs container_image"};
+  }
+  if (s.launcher != "mpirun") return std::nullopt;
+  if (!s.container_image.empty())
+    return SlurmConflict{"container_image",
+                         "container_image applies to launcher = \"srun\" (pyxis' srun "
+                         "--container-*); the launcher is mpirun"};
+  if (!s.srun_args.empty())
+    return SlurmConflict{"srun_args",
+                         "srun_args apply to launcher = \"srun\"; the launcher is mpirun"};
+  return std::nullopt;
+}
+
+}  // namespace scaletune::job
