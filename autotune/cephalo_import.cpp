@@ -187,61 +187,68 @@ results::ProfileTable::MemoryTerms memory_terms(const Document& memory,
           growth * kGiB};
 }
 
-/// The model's layer count, hidden size and parameters as configuration attributes.
-void add_model(const Document& stats, const CephaloImportRequest& request, double parameters,
+/// The model's layer count and hidden size as configuration attributes, with the sequence.
+void add_model(const Document& stats, const CephaloImportRequest& request,
                results::ConfigResult& c) {
   const Node model = stats.root().at(request.model);
   c.number_attrs["layers"] = model.at("num_layers").count(kMaxLayers);
   c.number_attrs["hidden"] = model.at("hidden_size").count(kMaxHidden);
   c.number_attrs["seq_len"] = request.seq_len;
-  c.params = parameters;
 }
 
-/// Appends GPU `gpu`'s row (entry `entry`) to `profile`, whose sizes are set.
-void add_rank(const std::string& gpu, const Node& entry, double layers,
-              results::ProfileTable& profile) {
-  const auto [forward, backward] = parse_latency(entry);
+/// One GPU type's parsed latency entry.
+struct GpuLatency {
+  std::string gpu;
+  Node entry;  ///< where it is, for messages
+  Latency forward, backward;
+};
+
+/// Appends `g`'s row to `profile`, whose sizes are set.
+void add_rank(const GpuLatency& g, double layers, results::ProfileTable& profile) {
   for (const std::int64_t m : profile.micro_batches) {
     const int size = static_cast<int>(m);
-    const double ms = layers * (2 * forward.at(size) + backward.at(size));
+    const double ms = layers * (2 * g.forward.at(size) + g.backward.at(size));
     if (!(ms >= kMinTime_s * 1e3 && ms <= kMaxTime_s * 1e3))
-      entry.fail("latencies giving a step of 1 ns to 1e9 s at micro-batch " + std::to_string(m) +
-                 " (got " + std::to_string(ms) + " ms)");
+      g.entry.fail("latencies giving a step of 1 ns to 1e9 s at micro-batch " + std::to_string(m) +
+                   " (got " + std::to_string(ms) + " ms)");
     profile.time_s.push_back(ms / 1e3);
     profile.spread.push_back(0.0);
   }
-  profile.capacity_bytes.push_back(cephalo_capacity_bytes(gpu));
-  profile.devices.push_back(gpu);
+  profile.capacity_bytes.push_back(cephalo_capacity_bytes(g.gpu));
+  profile.devices.push_back(g.gpu);
   profile.accumulation_overhead_s.push_back(layers * kAccumulationOverhead_ms / 1e3);
   ++profile.ranks;
 }
 
-/// The GPU entries of model_latencies.json for the request, in the file's order; those in a
-/// legacy format are left out and named in `legacy`.
-std::vector<std::pair<std::string, Node>> latency_entries(const Document& latencies,
-                                                          const CephaloImportRequest& request,
-                                                          std::vector<std::string>& legacy) {
+/// The parsed latency entries of model_latencies.json for the request, in the file's order;
+/// GPU types in a legacy format or without a capacity are left out and named in `out`.
+std::vector<GpuLatency> latency_entries(const Document& latencies,
+                                        const CephaloImportRequest& request, CephaloImport& out) {
   const Node model = latencies.root().at(request.model);
   if (!model.value.is_object()) model.fail("an object of GPU types");
-  std::vector<std::pair<std::string, Node>> entries;
+  std::vector<GpuLatency> entries;
   const std::string seq = std::to_string(request.seq_len), dtype = cephalo_dtype(request.precision);
   for (const auto& [gpu, by_seq] : model.value.items()) {
     if (!by_seq.is_object() || !by_seq.contains(seq) || !by_seq[seq].is_object()) continue;
     const auto d = by_seq[seq].find(dtype);
     if (d == by_seq[seq].end()) continue;
-    if (legacy_latency(*d))
-      legacy.push_back(gpu);
-    else
-      entries.emplace_back(gpu, model.child(*d, gpu + "/" + seq + "/" + dtype));
+    if (legacy_latency(*d)) {
+      out.legacy.push_back(gpu);
+    } else if (cephalo_capacity_bytes(gpu) == 0) {
+      out.skipped.push_back(gpu);
+    } else {
+      const Node entry = model.child(*d, gpu + "/" + seq + "/" + dtype);
+      const auto [forward, backward] = parse_latency(entry);
+      entries.push_back({gpu, entry, forward, backward});
+    }
   }
   return entries;
 }
 
 /// The size every rank's row is stored at: the longest measured list among `entries`.
-std::size_t longest_measured(const std::vector<std::pair<std::string, Node>>& entries) {
+std::size_t longest_measured(const std::vector<GpuLatency>& entries) {
   std::size_t longest = 0;
-  for (const auto& [gpu, entry] : entries)
-    longest = std::max(longest, parse_latency(entry).first.measured.size());
+  for (const GpuLatency& g : entries) longest = std::max(longest, g.forward.measured.size());
   return longest;
 }
 
@@ -273,16 +280,11 @@ CephaloImport read_cephalo_profiles(const CephaloImportRequest& request) {
   c.error = "imported from Cephalo's profiles; nothing ran here";
   results::ProfileTable profile;
   profile.memory_model = memory_terms(memory, request);
-  add_model(stats, request, profile.memory_model->state_bytes / kStateBytesPerParameter, c);
-  const auto entries = latency_entries(latencies, request, out.legacy);
+  c.params = profile.memory_model->state_bytes / kStateBytesPerParameter;
+  add_model(stats, request, c);
+  const std::vector<GpuLatency> entries = latency_entries(latencies, request, out);
   profile.micro_batches = stored_sizes(longest_measured(entries));
-  for (const auto& [gpu, entry] : entries) {
-    if (cephalo_capacity_bytes(gpu) == 0) {
-      out.skipped.push_back(gpu);
-      continue;
-    }
-    add_rank(gpu, entry, c.number_attrs.at("layers"), profile);
-  }
+  for (const GpuLatency& g : entries) add_rank(g, c.number_attrs.at("layers"), profile);
   if (profile.ranks == 0)
     throw std::invalid_argument(latencies.path +
                                 ": no GPU type with a known memory capacity has "
