@@ -23,6 +23,21 @@ sl::SlurmSettings settings() {
   return s;
 }
 
+/// The comment and shell options that follow a script's directives.
+std::string sweep_note(const std::string& counts, int nodes, int per_node) {
+  return "# scaletune sweep 'scal': configurations of " + counts +
+         " ranks\n# in one allocation of " + std::to_string(nodes) + " node(s), at most " +
+         std::to_string(per_node) +
+         " ranks per node. Each configuration runs on\n# a sub-communicator that takes whole "
+         "nodes first; results are added to the result file.\nset -euo pipefail\n";
+}
+
+/// The lines every script writes after its exports, before its launch.
+const std::string kSrunCpus =
+    "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
+    "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
+    "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
+
 }  // namespace
 
 TEST(SlurmAllocations, WholeNodeCountsShareTheLargestAllocation) {
@@ -82,18 +97,10 @@ TEST(SlurmBatchScript, OneNodeWithSrun) {
             "#SBATCH --gpus-per-node=8\n"
             "#SBATCH --cpus-per-task=1\n"
             "#SBATCH --exclusive\n"
-            "#SBATCH --output=%x_%j.out\n"
-            "# scaletune sweep 'scal': configurations of 1, 2, 4, 8 ranks\n"
-            "# in one allocation of 1 node(s), at most 8 ranks per node. Each configuration runs "
-            "on\n"
-            "# a sub-communicator that takes whole nodes first; results are added to the result "
-            "file.\n"
-            "set -euo pipefail\n"
-            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
-            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
-            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
-            "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
-            "/home/u/results/scal.h5 --resume --ranks 1,2,4,8\n");
+            "#SBATCH --output=%x_%j.out\n" +
+                sweep_note("1, 2, 4, 8", 1, 8) + kSrunCpus +
+                "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
+                "/home/u/results/scal.h5 --resume --ranks 1,2,4,8\n");
 }
 
 TEST(SlurmBatchScript, TwoNodesWithPartitionAccountTimeAndNcclEnvironment) {
@@ -118,20 +125,13 @@ TEST(SlurmBatchScript, TwoNodesWithPartitionAccountTimeAndNcclEnvironment) {
             "#SBATCH --output=%x_%j.out\n"
             "#SBATCH --partition=gpu\n"
             "#SBATCH --account=proj1\n"
-            "#SBATCH --time=02:00:00\n"
-            "# scaletune sweep 'scal': configurations of 8, 16 ranks\n"
-            "# in one allocation of 2 node(s), at most 8 ranks per node. Each configuration runs "
-            "on\n"
-            "# a sub-communicator that takes whole nodes first; results are added to the result "
-            "file.\n"
-            "set -euo pipefail\n"
-            "export NCCL_SOCKET_IFNAME=ib0\n"
-            "export NCCL_DEBUG=INFO\n"
-            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
-            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
-            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
-            "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
-            "/home/u/results/scal.h5 --resume --ranks 8,16\n");
+            "#SBATCH --time=02:00:00\n" +
+                sweep_note("8, 16", 2, 8) +
+                "export NCCL_SOCKET_IFNAME=ib0\n"
+                "export NCCL_DEBUG=INFO\n" +
+                kSrunCpus +
+                "srun --mpi=pmix /opt/scaletune/bin/scaletune run /home/u/jobs/scal.toml --out "
+                "/home/u/results/scal.h5 --resume --ranks 8,16\n");
 }
 
 TEST(SlurmBatchScript, FourNodesWithMpirunAndASplitCount) {
@@ -157,17 +157,8 @@ TEST(SlurmBatchScript, FourNodesWithMpirunAndASplitCount) {
             "#SBATCH --cpus-per-task=1\n"
             "#SBATCH --exclusive\n"
             "#SBATCH --output=%x_%j.out\n"
-            "#SBATCH --dependency=singleton\n"
-            "# scaletune sweep 'scal': configurations of 4, 8, 16 ranks\n"
-            "# in one allocation of 4 node(s), at most 4 ranks per node. Each configuration runs "
-            "on\n"
-            "# a sub-communicator that takes whole nodes first; results are added to the result "
-            "file.\n"
-            "set -euo pipefail\n"
-            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
-            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
-            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n" +
-                launch + "4,8,16\n");
+            "#SBATCH --dependency=singleton\n" +
+                sweep_note("4, 8, 16", 4, 4) + kSrunCpus + launch + "4,8,16\n");
   // 6 ranks on nodes of 4: 2 nodes, 3 ranks each (6 = 2 x 3, so no --ntasks line).
   EXPECT_NE(scripts[1].text.find("#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=3\n"),
             std::string::npos)
@@ -230,23 +221,16 @@ TEST(SlurmBatchScript, EfaClusterWithGresExtraOptionsFabricEnvironmentAndContain
             "#SBATCH --exclusive\n"
             "#SBATCH --output=%x_%j.out\n"
             "#SBATCH --wait-all-nodes=1\n"
-            "#SBATCH --mem=0\n"
-            "# scaletune sweep 'scal': configurations of 8, 16 ranks\n"
-            "# in one allocation of 2 node(s), at most 8 ranks per node. Each configuration runs "
-            "on\n"
-            "# a sub-communicator that takes whole nodes first; results are added to the result "
-            "file.\n"
-            "set -euo pipefail\n"
-            "export FI_PROVIDER=efa\n"
-            "export FI_EFA_FORK_SAFE=1\n"
-            "export NCCL_NET_PLUGIN=/opt/aws-ofi-nccl/lib/libnccl-net.so\n"
-            "export NCCL_IB_HCA='^mlx5_bond'\n"
-            "# srun does not inherit --cpus-per-task from sbatch (Slurm 22.05 and later).\n"
-            "export SRUN_CPUS_PER_TASK=\"$SLURM_CPUS_PER_TASK\"\n"
-            "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n"
-            "srun --mpi=pmix --container-image=/fsx/images/scaletune.sqsh "
-            "--container-mounts=/fsx:/fsx --cpu-bind=none scaletune run jobs/scal.toml --out "
-            "/fsx/results/scal.h5 --resume --ranks 8,16\n");
+            "#SBATCH --mem=0\n" +
+                sweep_note("8, 16", 2, 8) +
+                "export FI_PROVIDER=efa\n"
+                "export FI_EFA_FORK_SAFE=1\n"
+                "export NCCL_NET_PLUGIN=/opt/aws-ofi-nccl/lib/libnccl-net.so\n"
+                "export NCCL_IB_HCA='^mlx5_bond'\n" +
+                kSrunCpus +
+                "srun --mpi=pmix --container-image=/fsx/images/scaletune.sqsh "
+                "--container-mounts=/fsx:/fsx --cpu-bind=none scaletune run jobs/scal.toml --out "
+                "/fsx/results/scal.h5 --resume --ranks 8,16\n");
 }
 
 // A CoreWeave-like InfiniBand cluster: an image from a registry, two mounts (one read-only), a
