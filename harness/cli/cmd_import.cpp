@@ -21,6 +21,7 @@
 #include "harness/cli/provenance.hpp"
 #include "harness/cli/result_reading.hpp"
 #include "harness/cli/subcommands.hpp"
+#include "harness/job/detail/text.hpp"
 #include "harness/mpi/result_lock.hpp"
 #include "harness/mpi/sweep_runner.hpp"
 #include "harness/results/result_file.hpp"
@@ -368,17 +369,15 @@ int import_logs(const ImportRequest& request, int argc, char** argv) {
 /// "scaletune import: warning: left out a, b: WHY" on stderr unless `gpus` is empty.
 void warn_left_out(const std::vector<std::string>& gpus, const std::string& why) {
   if (gpus.empty()) return;
-  std::string listed;
-  for (const std::string& gpu : gpus) listed += (listed.empty() ? "" : ", ") + gpu;
-  std::cerr << "scaletune import: warning: left out " << listed << ": " << why << "\n";
+  std::cerr << "scaletune import: warning: left out " << job::detail::join(gpus, ", ") << ": "
+            << why << "\n";
 }
 
 /// scaletune import cephalo DIR ...: one configuration holding the profile.
 int import_cephalo(const ImportRequest& request, int argc, char** argv) {
   autotune::CephaloImport imported = autotune::read_cephalo_profiles(*request.cephalo);
   const results::ProfileTable& profile = *imported.config.profile;
-  std::string gpus;
-  for (const std::string& gpu : profile.devices) gpus += (gpus.empty() ? "" : ", ") + gpu;
+  const std::string gpus = job::detail::join(profile.devices, ", ");
   const std::string id = imported.config.id;
   store(request.out, ImportBatch{{}, {std::move(imported.config)}}, import_provenance(argc, argv));
   std::cout << "scaletune import: stored the profile " << request.out << " /configs/" << id

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "harness/job/detail/text.hpp"
+
 namespace scaletune::slurm {
 namespace {
 
@@ -103,12 +105,8 @@ std::string preflight(const SlurmSettings& s) {
 std::string container_options(const SlurmSettings& s) {
   if (s.container_image.empty()) return "";
   std::string text = "--container-image=" + s.container_image + " ";
-  if (!s.container_mounts.empty()) {
-    text += "--container-mounts=";
-    for (std::size_t i = 0; i < s.container_mounts.size(); ++i)
-      text += (i ? "," : "") + s.container_mounts[i];
-    text += " ";
-  }
+  if (!s.container_mounts.empty())
+    text += "--container-mounts=" + job::detail::join(s.container_mounts, ",") + " ";
   if (!s.container_workdir.empty()) text += "--container-workdir=" + s.container_workdir + " ";
   return text;
 }
