@@ -65,6 +65,10 @@ NcclTestsValues read_nccl_tests_row(const std::vector<std::string_view>& words,
   values.busbw_gbps = read_number(words[columns.time + 2], "busbw", place);
   values.wrong = read_wrong(words, columns, place);
   if (values.time_us <= 0.0) place.fail("column 'time': expected a time > 0 us");
+  if (values.algbw_gbps < 0.0 || values.busbw_gbps < 0.0)
+    place.fail("columns 'algbw' and 'busbw': expected bandwidths >= 0 GB/s, found " +
+               std::string(words[columns.time + 1]) + " and " +
+               std::string(words[columns.time + 2]));
   return values;
 }
 

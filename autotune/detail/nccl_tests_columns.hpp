@@ -47,7 +47,7 @@ struct NcclTestsValues {
 };
 
 /// Reads a row's words with `columns`. Throws at `place` when the column count differs from
-/// the header's, a value is not a number or the time is not > 0.
+/// the header's, a value is not a number, the time is not > 0 or a bandwidth is < 0.
 NcclTestsValues read_nccl_tests_row(const std::vector<std::string_view>& words,
                                     const NcclTestsColumns& columns, const LogPlace& place);
 

@@ -252,6 +252,17 @@ TEST(CollectiveLog, MalformedRowsNameFileAndLine) {
   const std::string bad_time =
       invalid_argument_of([&] { at::parse_nccl_tests_log(start + "\n\n" + not_number, "n.log"); });
   EXPECT_EQ(bad_time.rfind("n.log:5: column 'time'", 0), 0u) << bad_time;
+  // A negative busbw (found by fuzzing: "-.06") is refused, not taken as the row's busbw when
+  // the op gives no bus factor.
+  std::string negative = k_row;
+  negative.replace(negative.find("152.32"), 6, "  -.06");
+  const std::string bad_busbw =
+      invalid_argument_of([&] { at::parse_nccl_tests_log(k_header + negative, "b.log"); });
+  EXPECT_EQ(bad_busbw.rfind("b.log:2: columns 'algbw' and 'busbw': expected bandwidths >= 0 GB/s, "
+                            "found 81.24 and -.06",
+                            0),
+            0u)
+      << bad_busbw;
 }
 
 TEST(CollectiveLog, LogWithoutTableIsAnError) {
