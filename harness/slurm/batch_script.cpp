@@ -88,17 +88,23 @@ std::string environment(const SlurmSettings& s) {
          "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
 }
 
-/// One srun task per node printing its host, GPUs and fabric variables, so a failed sweep can be
-/// diagnosed from the job's output.
+/// One srun task per node printing its host, GPUs (count x model, from nvidia-smi; "no
+/// nvidia-smi", or nvidia-smi's own first line when it fails) and fabric variables, so a failed
+/// sweep can be diagnosed from the job's output.
 std::string preflight(const SlurmSettings& s) {
   if (!s.preflight) return "";
   return "# Preflight ([slurm] preflight = false leaves it out): each node's GPUs and fabric "
          "variables.\n"
-         "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -c 'echo \"preflight: "
-         "$(hostname): $(nvidia-smi -L 2>/dev/null | grep -c \"^GPU\") GPU(s) $(nvidia-smi -L "
-         "2>/dev/null | head -n 1 | cut -d\"(\" -f1); fabric: $(env | grep -E \"^(NCCL|FI|UCX)_\" "
-         "| "
-         "sort | tr \"\\n\" \" \")\"' || echo \"preflight: srun failed\"\n";
+         "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -o pipefail -c '\n"
+         "gpus=\"no nvidia-smi\"\n"
+         "if command -v nvidia-smi >/dev/null; then\n"
+         "  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c |\n"
+         "    sed -E \"s/^ *([0-9]+) /\\1 x /\" | paste -sd, -) ||\n"
+         "    gpus=\"nvidia-smi failed: $(nvidia-smi -L 2>&1 | head -n 1)\"\n"
+         "fi\n"
+         "echo \"preflight: $(hostname): GPUs: ${gpus:-none}; fabric: $(env |\n"
+         "  grep -E \"^(NCCL|FI|UCX)_\" | sort | tr \"\\n\" \" \")\"' || echo \"preflight: srun "
+         "failed\"\n";
 }
 
 /// pyxis' srun options for the container, each followed by a blank; "" without one.

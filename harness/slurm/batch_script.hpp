@@ -80,8 +80,8 @@ bool is_script_of(std::string_view file_name, std::string_view job_name);
 /// there are several (they then run one after another and share the result file), then each of
 /// sbatch_args; then NCCL_SOCKET_IFNAME and NCCL_DEBUG exports when set and the env exports
 /// (CUDA_VISIBLE_DEVICES is left to Slurm); with preflight, one srun task per node printing
-/// "preflight: HOST: N GPU(s) MODEL; fabric: NCCL_*, FI_*, UCX_* variables" into the job's output
-/// (nvidia-smi -L where present; a failure is reported, not fatal); and one launch:
+/// "preflight: HOST: GPUs: N x MODEL; fabric: NCCL_*, FI_*, UCX_* variables" into the job's output
+/// (nvidia-smi where present; a failure is reported, not fatal); and one launch:
 /// `srun --mpi=pmix [--container-image=I --container-mounts=M,... --container-workdir=W]
 /// SRUN_ARGS SCALETUNE run JOB --out OUT --resume --ranks K,...` or
 /// `mpirun -np $SLURM_NTASKS SCALETUNE run ...`. Paths with characters a shell treats specially

@@ -72,6 +72,41 @@ grep -q '^srun --mpi=pmix --cpu-bind=none .* run ' "$script" || fail "$script: n
 run_status "$SCALETUNE" plan tiny.toml --slurm jobenv
 grep -qxF "export NCCL_DEBUG_SUBSYS=INIT" jobenv/tiny.sbatch || fail "job's [slurm.env] not exported"
 
+# The preflight step, run here with srun replaced by its command: one line naming the host, its
+# GPUs by model (from a stand-in nvidia-smi, or its absence or failure) and the fabric variables.
+preflight_of() {
+  sed -n '/^# Preflight/,/srun failed"$/p' "$1"
+}
+run_preflight() {
+  (srun() { shift 2; "$@"; } && source preflight.sh)
+}
+preflight_of efa/tiny.sbatch >preflight.sh
+[ -s preflight.sh ] || fail "efa/tiny.sbatch has no preflight: $(cat efa/tiny.sbatch)"
+mkdir -p fake-gpus
+cat >fake-gpus/nvidia-smi <<'SH'
+#!/bin/bash
+[ "$FAKE_GPUS" = broken ] && { echo "NVIDIA-SMI has failed: no driver"; exit 9; }
+[ "$*" = "--query-gpu=name --format=csv,noheader" ] || exit 2
+printf 'NVIDIA H100 80GB HBM3\nNVIDIA A100-SXM4-40GB\nNVIDIA H100 80GB HBM3\n'
+SH
+chmod +x fake-gpus/nvidia-smi
+host=$(hostname)
+out=$(env -i PATH=/usr/bin:/bin FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond OTHER=1 bash -c "$(declare -f run_preflight); run_preflight")
+[ "$out" = "preflight: $host: GPUs: no nvidia-smi; fabric: FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond " ] ||
+  fail "preflight without nvidia-smi: '$out'"
+out=$(env -i PATH="$PWD/fake-gpus:/usr/bin:/bin" bash -c "$(declare -f run_preflight); run_preflight")
+[ "$out" = "preflight: $host: GPUs: 1 x NVIDIA A100-SXM4-40GB,2 x NVIDIA H100 80GB HBM3; fabric: " ] ||
+  fail "preflight with GPUs: '$out'"
+out=$(env -i PATH="$PWD/fake-gpus:/usr/bin:/bin" FAKE_GPUS=broken bash -c "$(declare -f run_preflight); run_preflight")
+[ "$out" = "preflight: $host: GPUs: nvidia-smi failed: NVIDIA-SMI has failed: no driver; fabric: " ] ||
+  fail "preflight with a failing nvidia-smi: '$out'"
+out=$(SLURM_JOB_NUM_NODES=1 && srun() { return 1; } && source preflight.sh)
+[ "$out" = "preflight: srun failed" ] || fail "preflight whose srun fails: '$out'"
+sed '/^\[slurm\]$/a preflight = false' tiny.toml >nopre.toml
+run_status "$SCALETUNE" plan nopre.toml --slurm nopre
+[ "$status" -eq 0 ] || fail "plan --slurm with preflight = false exited $status: $out"
+! grep -q "preflight" nopre/tiny.sbatch || fail "preflight = false: $(cat nopre/tiny.sbatch)"
+
 # In a container the script names the job file, the executable and the result file as the image
 # sees them; a result file on no mount is warned about.
 run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image nvcr.io#nvidia/pytorch:24.01-py3 \

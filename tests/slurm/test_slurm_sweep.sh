@@ -85,11 +85,15 @@ t0=$(slurm_now)
 submit srun-first.sbatch
 first_job=$job
 expect_match "$log" "2 ok, 0 failed, 0 skipped, 0 resumed" "srun, first job: the 1-rank configurations"
-submit srun.sbatch
+# The second job sees a stand-in nvidia-smi naming two GPUs, which the preflight reports.
+mkdir -p fake-gpus
+printf '#!/bin/sh\nprintf "NVIDIA H100 80GB HBM3\\nNVIDIA H100 80GB HBM3\\n"\n' >fake-gpus/nvidia-smi
+chmod +x fake-gpus/nvidia-smi
+PATH="$PWD/fake-gpus:$PATH" submit srun.sbatch
 expect_match "$log" "\[4/4\] resnet50-r2-b8-even-fp32 .* ok .*samples/s" "srun: progress line per configuration"
 expect_match "$log" "2 ok, 0 failed, 0 skipped, 2 resumed" "srun, second job: the rest"
 # The preflight line and the exported fabric variables, from the job's own output.
-expect_match "$log" "^preflight: [^:]+: 0 GPU\(s\) +; fabric: .*FI_PROVIDER=tcp .*NCCL_IB_DISABLE=1" "srun: preflight"
+expect_match "$log" "^preflight: [^:]+: GPUs: 2 x NVIDIA H100 80GB HBM3; fabric: .*FI_PROVIDER=tcp .*NCCL_IB_DISABLE=1" "srun: preflight"
 check_results srun srun "$first_job" "$job"
 srun_s=$(slurm_elapsed "$t0")
 
@@ -99,6 +103,7 @@ batch_script mpirun mpirun
 t0=$(slurm_now)
 submit mpirun.sbatch
 expect_match "$log" "4 ok, 0 failed, 0 skipped" "mpirun: run summary"
+expect_match "$log" "^preflight: [^:]+: GPUs: no nvidia-smi; fabric: " "mpirun: preflight without nvidia-smi"
 check_results mpirun mpirun "$job" "$job"
 mpirun_s=$(slurm_elapsed "$t0")
 
