@@ -209,6 +209,18 @@ std::string unmounted_result_warning(const slurm::SlurmSettings& s) {
          "would stay inside the container; give a mount that holds it";
 }
 
+/// "" or a warning when the CPUs a node's ranks ask for (tasks_per_node x cpus_per_task) exceed
+/// the node's stated cpus_per_node: Slurm then refuses the allocation, or ranks share cores.
+std::string oversubscribed_node_warning(const slurm::SlurmSettings& s) {
+  const int asked = s.tasks_per_node * s.cpus_per_task;
+  if (s.cpus_per_node == 0 || asked <= s.cpus_per_node) return "";
+  return std::to_string(s.tasks_per_node) + " ranks per node x " + std::to_string(s.cpus_per_task) +
+         " CPU(s) per task = " + std::to_string(asked) + " CPUs, more than the node's " +
+         std::to_string(s.cpus_per_node) +
+         " (cpus_per_node): Slurm refuses the allocation, or ranks share cores; lower "
+         "tasks_per_node or cpus_per_task";
+}
+
 }  // namespace
 
 void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, const Args& args,
@@ -222,8 +234,8 @@ void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, 
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (const std::string warning = unmounted_result_warning(s); !warning.empty())
-    std::cerr << "scaletune plan: warning: " << warning << "\n";
+  for (const std::string& warning : {unmounted_result_warning(s), oversubscribed_node_warning(s)})
+    if (!warning.empty()) std::cerr << "scaletune plan: warning: " << warning << "\n";
   const fs::path dir(args.option("--slurm"));
   std::error_code ec;
   fs::create_directories(dir, ec);

@@ -144,6 +144,7 @@ SlurmSettings resolve(const job::SlurmSpec& j, const job::JobInfo& job) {
   s.cpus_per_task = j.cpus_per_task > 0   ? j.cpus_per_task
                     : j.cpus_per_node > 0 ? std::max(1, j.cpus_per_node / s.tasks_per_node)
                                           : 1;
+  s.cpus_per_node = j.cpus_per_node;
   s.partition = j.partition;
   s.account = j.account;
   s.time = j.time;

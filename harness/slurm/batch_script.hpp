@@ -19,6 +19,7 @@ struct SlurmSettings {
   int gpus_per_node = 8;   ///< --gpus-per-node; 0: no GPU request (CPU ranks)
   int tasks_per_node = 8;  ///< ranks per node (--ntasks-per-node), >= 1
   int cpus_per_task = 1;   ///< --cpus-per-task, >= 1
+  int cpus_per_node = 0;   ///< the node's CPU cores as the job states them; 0: not stated
   std::string partition, account, time;  ///< empty: not written (the cluster's default)
   std::string launcher = "srun";         ///< "srun" (srun --mpi=pmix) or "mpirun"
   std::string nccl_socket_ifname;        ///< exported when not empty
