@@ -186,14 +186,13 @@ void write_all(const fs::path& dir, const std::string& job_name,
   }
 }
 
-/// "" or a warning when a container's result file is on no mount (it would stay in the
-/// container): the file's path in the container (relative ones under the workdir) against each
-/// mount's DST.
-std::string unmounted_result_warning(const slurm::SlurmSettings& s) {
-  if (s.container_image.empty()) return "";
-  const fs::path out =
-      fs::path(s.container_workdir.empty() ? "." : s.container_workdir) / s.out_file;
-  const fs::path in_image = out.lexically_normal();
+/// "" or a warning when `what` (the job file or the result file, at `path` as the script names it
+/// in the container; relative ones under the workdir) is on no container mount, so the
+/// container would not see it or would keep it: the path against each mount's DST.
+std::string unmounted_warning(const slurm::SlurmSettings& s, const std::string& what,
+                              const std::string& path, const std::string& consequence) {
+  const fs::path in_image =
+      (fs::path(s.container_workdir.empty() ? "." : s.container_workdir) / path).lexically_normal();
   for (const std::string& mount : s.container_mounts) {
     const std::string rest = mount.substr(mount.find(':') + 1);
     const fs::path dst = fs::path(rest.substr(0, rest.find(':'))).lexically_normal();
@@ -201,12 +200,20 @@ std::string unmounted_result_warning(const slurm::SlurmSettings& s) {
     if (in_image.is_absolute() && !relative.empty() && *relative.begin() != "..") return "";
   }
   if (!in_image.is_absolute())
-    return "the result file " + s.out_file +
+    return what + " " + path +
            " is relative and no container workdir is given (--container-workdir, else [slurm] "
-           "container_workdir): where it lands depends on the image; give a workdir on a mount";
-  return "the result file " + in_image.string() +
-         " is on no container mount (--container-mounts, else [slurm] container_mounts): it "
-         "would stay inside the container; give a mount that holds it";
+           "container_workdir): where it is depends on the image; give a workdir on a mount";
+  return what + " " + in_image.string() +
+         " is on no container mount (--container-mounts, else [slurm] container_mounts): " +
+         consequence + "; give a mount that holds it";
+}
+
+/// The warnings of a container's script: its job file and its result file on no mount.
+std::vector<std::string> container_warnings(const slurm::SlurmSettings& s) {
+  if (s.container_image.empty()) return {};
+  return {
+      unmounted_warning(s, "the job file", s.job_file, "the container would not see it"),
+      unmounted_warning(s, "the result file", s.out_file, "it would stay inside the container")};
 }
 
 /// "" or a warning when the CPUs a node's ranks ask for (tasks_per_node x cpus_per_task) exceed
@@ -234,7 +241,9 @@ void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, 
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  for (const std::string& warning : {unmounted_result_warning(s), oversubscribed_node_warning(s)})
+  std::vector<std::string> warnings = container_warnings(s);
+  warnings.push_back(oversubscribed_node_warning(s));
+  for (const std::string& warning : warnings)
     if (!warning.empty()) std::cerr << "scaletune plan: warning: " << warning << "\n";
   const fs::path dir(args.option("--slurm"));
   std::error_code ec;

@@ -114,7 +114,7 @@ run_status "$SCALETUNE" plan nopre.toml --slurm nopre
 ! grep -q "preflight" nopre/tiny.sbatch || fail "preflight = false: $(cat nopre/tiny.sbatch)"
 
 # In a container the script names the job file, the executable and the result file as the image
-# sees them; a result file on no mount is warned about.
+# sees them; a job file or result file on no mount is warned about.
 run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image nvcr.io#nvidia/pytorch:24.01-py3 \
   --container-mounts /fsx:/fsx,/data:/data:ro --container-workdir /fsx/u
 [ "$status" -eq 0 ] || fail "plan --slurm with a container exited $status: $out"
@@ -125,6 +125,11 @@ run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img --conta
   --container-workdir /scratch
 [ "$status" -eq 0 ] || fail "plan --slurm with an unmounted result exited $status: $out"
 expect_match "$out" "warning: the result file /scratch/tiny.h5 is on no container mount" "unmounted result"
+expect_match "$out" "warning: the job file /scratch/tiny.toml is on no container mount .*: the container would not see it" "unmounted job file"
+run_status "$SCALETUNE" plan "$PWD/tiny.toml" --slurm box --container-image img --container-mounts /fsx:/fsx \
+  --container-workdir /fsx
+expect_match "$out" "warning: the job file $PWD/tiny.toml is on no container mount" "job file named by a host path"
+! grep -q "result file" <<<"$out" || fail "a result file under /fsx warned: $out"
 
 # Bad options: exit 2, nothing written.
 expect_bad() {
