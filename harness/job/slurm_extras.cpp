@@ -21,24 +21,45 @@ std::string_view slurm_option_name(std::string_view word) {
   return rest.substr(0, rest.find('='));
 }
 
-bool is_written_sbatch_option(std::string_view name) {
-  constexpr std::array<std::string_view, 14> written = {
-      "job-name",      "nodes",     "ntasks", "ntasks-per-node", "gpus-per-node", "gres",
-      "cpus-per-task", "exclusive", "output", "partition",       "account",       "time",
-      "dependency",    "wrap"};
-  return std::ranges::find(written, name) != written.end();
+namespace {
+
+/// The option of `written` that `name` is or abbreviates (Slurm takes an unambiguous
+/// abbreviation of a long option as the option: --nod for --nodes); "" when none.
+template <std::size_t N>
+std::string_view named_or_abbreviated(std::string_view name,
+                                      const std::array<std::string_view, N>& written) {
+  if (name.empty()) return "";
+  if (const auto exact = std::ranges::find(written, name); exact != written.end()) return *exact;
+  const auto longer =
+      std::ranges::find_if(written, [&](std::string_view w) { return w.starts_with(name); });
+  return longer == written.end() ? "" : *longer;
 }
 
-bool is_written_srun_option(std::string_view name) {
-  constexpr std::array<std::string_view, 4> written = {"mpi", "container-image", "container-mounts",
-                                                       "container-workdir"};
-  return std::ranges::find(written, name) != written.end();
+}  // namespace
+
+std::string_view written_sbatch_option(std::string_view name) {
+  constexpr std::array<std::string_view, 18> written = {
+      "job-name",      "nodes",      "ntasks",        "ntasks-per-node", "gpus-per-node",
+      "gres",          "gpus",       "tres-per-node", "cpus-per-gpu",    "ntasks-per-gpu",
+      "cpus-per-task", "exclusive",  "output",        "partition",       "account",
+      "time",          "dependency", "wrap"};
+  return named_or_abbreviated(name, written);
+}
+
+std::string_view written_srun_option(std::string_view name) {
+  constexpr std::array<std::string_view, 8> written = {
+      "mpi",   "container-image", "container-mounts", "container-workdir",
+      "nodes", "ntasks",          "ntasks-per-node",  "cpus-per-task"};
+  return named_or_abbreviated(name, written);
 }
 
 bool is_reserved_environment_name(std::string_view name) {
-  constexpr std::array<std::string_view, 7> exact = {
-      "PATH", "BASH_ENV", "ENV", "IFS", "SHELLOPTS", "BASHOPTS", "CUDA_VISIBLE_DEVICES"};
-  return name.starts_with("SLURM_") || name.starts_with("SRUN_") || name.starts_with("SBATCH_") ||
+  constexpr std::array<std::string_view, 10> exact = {
+      "PATH",     "BASH_ENV",        "ENV",        "IFS",        "SHELLOPTS",
+      "BASHOPTS", "POSIXLY_CORRECT", "GLOBIGNORE", "EXECIGNORE", "CUDA_VISIBLE_DEVICES"};
+  constexpr std::array<std::string_view, 6> prefixes = {"SLURM_", "SRUN_", "SBATCH_",
+                                                        "OMPI_",  "PMIX_", "PMI_"};
+  return std::ranges::any_of(prefixes, [&](std::string_view p) { return name.starts_with(p); }) ||
          std::ranges::find(exact, name) != exact.end();
 }
 
@@ -107,8 +128,9 @@ std::string environment_problem(std::string_view name, std::string_view value) {
     return "variable name '" + shown + "' is not of the form " + std::string(kEnvironmentNameForm);
   if (is_reserved_environment_name(name))
     return shown +
-           ": the batch script itself relies on it (SLURM_*, SRUN_*, SBATCH_*, PATH, "
-           "CUDA_VISIBLE_DEVICES, ...); set it through its [slurm] key";
+           ": the batch script, Slurm or the MPI launcher sets or relies on it (SLURM_*, SRUN_*, "
+           "SBATCH_*, OMPI_*, PMIX_*, PMI_*, PATH, CUDA_VISIBLE_DEVICES, shell settings); it "
+           "cannot be exported";
   if (!is_environment_value(value))
     return shown + " may hold " + std::string(kEnvironmentValueCharacters) + ", got \"" +
            printable(value) + "\"";
@@ -119,11 +141,13 @@ std::string extra_option_problem(std::string_view word, ExtraOptions kind) {
   const std::string shown = "'" + printable(word) + "'";
   if (!is_slurm_option(word)) return shown + ": expected " + std::string(kSlurmOptionForm);
   const std::string_view name = slurm_option_name(word);
-  const bool written =
-      kind == ExtraOptions::srun ? is_written_srun_option(name) : is_written_sbatch_option(name);
-  if (!written) return "";
-  return shown + ": the script writes --" + std::string(name) +
-         " itself; set it through its own [slurm] key or option";
+  const std::string_view written =
+      kind == ExtraOptions::srun ? written_srun_option(name) : written_sbatch_option(name);
+  if (written.empty()) return "";
+  return shown + ": " +
+         (written == name ? "" : "Slurm takes it as --" + std::string(written) + ", and ") +
+         "the script sets --" + std::string(written) +
+         " itself or from its allocation; set it through its own [slurm] key or option";
 }
 
 std::string container_mount_problem(std::string_view mount) {

@@ -40,16 +40,20 @@ bool is_container_path(std::string_view path);
 
 /// The name of an option word: "--mem=0" -> "mem".
 std::string_view slurm_option_name(std::string_view word);
-/// Whether a batch script's #SBATCH lines already set option `name` (job-name, nodes, ntasks,
+/// The option a batch script's #SBATCH lines already set that `name` is or abbreviates (Slurm
+/// takes unambiguous abbreviations: "nod" -> "nodes"), "" when none: job-name, nodes, ntasks,
 /// ntasks-per-node, gpus-per-node, gres, cpus-per-task, exclusive, output, partition, account,
-/// time, dependency) or it would replace the script (wrap): an extra one would contradict them.
-bool is_written_sbatch_option(std::string_view name);
-/// Whether the srun launch line already sets option `name` (mpi, container-image,
-/// container-mounts, container-workdir).
-bool is_written_srun_option(std::string_view name);
-/// Whether the script itself relies on variable `name`, so exporting it would change the script
-/// or Slurm's allocation: SLURM_*, SRUN_*, SBATCH_*, PATH, BASH_ENV, ENV, IFS, SHELLOPTS,
-/// BASHOPTS, CUDA_VISIBLE_DEVICES (left to Slurm).
+/// time, dependency; the GPU and CPU requests that contradict them (gpus, tres-per-node,
+/// cpus-per-gpu, ntasks-per-gpu); wrap, which would replace the script.
+std::string_view written_sbatch_option(std::string_view name);
+/// The same for the srun launch line: mpi, container-image, container-mounts, container-workdir,
+/// and what would change the allocation it takes from the #SBATCH lines (nodes, ntasks,
+/// ntasks-per-node, cpus-per-task).
+std::string_view written_srun_option(std::string_view name);
+/// Whether the script, Slurm or the MPI launcher sets or relies on variable `name`, so exporting
+/// it would change the script, the allocation or each rank's identity: SLURM_*, SRUN_*, SBATCH_*,
+/// OMPI_*, PMIX_*, PMI_*, PATH, BASH_ENV, ENV, IFS, SHELLOPTS, BASHOPTS, POSIXLY_CORRECT,
+/// GLOBIGNORE, EXECIGNORE, CUDA_VISIBLE_DEVICES (left to Slurm).
 bool is_reserved_environment_name(std::string_view name);
 /// `text` for a message: control characters and bytes outside ASCII as \xNN, so a NUL or a line
 /// break cannot cut or split it.

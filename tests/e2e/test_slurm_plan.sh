@@ -169,11 +169,11 @@ expect_match "$out" 'container_image applies to launcher = "srun"' "container wi
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "A=1 A=2"
 expect_match "$out" "--env A is given twice" "--env twice"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --env "SLURM_JOB_NUM_NODES=7"
-expect_match "$out" "relies on it" "--env SLURM_*"
+expect_match "$out" "relies on it .*cannot be exported" "--env SLURM_*"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --sbatch-args "--nodes=1"
-expect_match "$out" "the script writes --nodes itself" "--sbatch-args --nodes"
+expect_match "$out" "the script sets --nodes itself" "--sbatch-args --nodes"
 expect_bad "$SCALETUNE" plan tiny.toml --slurm bad --srun-args "--mpi=pmi2"
-expect_match "$out" "the script writes --mpi itself" "--srun-args --mpi"
+expect_match "$out" "the script sets --mpi itself" "--srun-args --mpi"
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 3
 expect_match "$out" "--ranks 3: the sweep has no configuration of 3 ranks" "run --ranks 3"
 expect_bad $MPIEXEC -n 1 "$SCALETUNE" run tiny.toml --out bad/x.h5 --ranks 1,1

@@ -115,17 +115,29 @@ TEST(SlurmJob, ReadsTheContainer) {
 TEST(SlurmJob, ReservedNamesAndPrintableMessages) {
   EXPECT_EQ(job::slurm_option_name("--mem=0"), "mem");
   EXPECT_EQ(job::slurm_option_name("--exclusive"), "exclusive");
-  for (const char* name : {"nodes", "ntasks-per-node", "gres", "output", "dependency", "wrap"})
-    EXPECT_TRUE(job::is_written_sbatch_option(name)) << name;
-  for (const char* name : {"mem", "qos", "wait-all-nodes", "reservation", "ntasks-per-core"})
-    EXPECT_FALSE(job::is_written_sbatch_option(name)) << name;
-  EXPECT_TRUE(job::is_written_srun_option("mpi"));
-  EXPECT_TRUE(job::is_written_srun_option("container-image"));
-  EXPECT_FALSE(job::is_written_srun_option("cpu-bind"));
+  for (const char* name : {"nodes", "ntasks-per-node", "gres", "output", "dependency", "wrap",
+                           "gpus", "tres-per-node", "cpus-per-gpu"})
+    EXPECT_EQ(job::written_sbatch_option(name), name);
+  // Slurm takes an unambiguous abbreviation as the option (sbatch --nod=4 is --nodes=4).
+  for (const auto& [abbreviation, option] :
+       {std::pair{"nod", "nodes"}, std::pair{"exclu", "exclusive"}, std::pair{"part", "partition"},
+        std::pair{"dep", "dependency"}, std::pair{"ntasks-per-n", "ntasks-per-node"},
+        std::pair{"cpus-per-t", "cpus-per-task"}})
+    EXPECT_EQ(job::written_sbatch_option(abbreviation), option) << abbreviation;
+  for (const char* name : {"mem", "qos", "wait-all-nodes", "reservation", "ntasks-per-core",
+                           "gres-flags", "nodelist", "exclude", "gpu-bind", ""})
+    EXPECT_EQ(job::written_sbatch_option(name), "") << name;
+  EXPECT_EQ(job::written_srun_option("mpi"), "mpi");
+  EXPECT_EQ(job::written_srun_option("mp"), "mpi");
+  EXPECT_EQ(job::written_srun_option("container-im"), "container-image");
+  EXPECT_EQ(job::written_srun_option("ntasks"), "ntasks");
+  for (const char* name : {"cpu-bind", "container-env", "container-remap-root", "gpu-bind"})
+    EXPECT_EQ(job::written_srun_option(name), "") << name;
   for (const char* name : {"SLURM_NTASKS", "SRUN_CPUS_PER_TASK", "SBATCH_X", "PATH", "BASH_ENV",
-                           "CUDA_VISIBLE_DEVICES"})
+                           "CUDA_VISIBLE_DEVICES", "OMPI_COMM_WORLD_LOCAL_RANK", "PMIX_RANK",
+                           "PMI_RANK", "POSIXLY_CORRECT", "GLOBIGNORE", "EXECIGNORE"})
     EXPECT_TRUE(job::is_reserved_environment_name(name)) << name;
-  for (const char* name : {"FI_PROVIDER", "NCCL_IB_HCA", "LD_LIBRARY_PATH", "SLURMX"})
+  for (const char* name : {"FI_PROVIDER", "NCCL_IB_HCA", "LD_LIBRARY_PATH", "SLURMX", "OMPIX"})
     EXPECT_FALSE(job::is_reserved_environment_name(name)) << name;
   EXPECT_EQ(job::printable(std::string("a\0b\n\x7f\xc3", 6)), "a\\x00b\\x0a\\x7f\\xc3");
 }
@@ -200,11 +212,14 @@ TEST(SlurmJob, BadValuesNameFileLineAndKey) {
       {"env = { fi_provider = \"efa\" }", "fi_provider", "[A-Z_][A-Z0-9_]*"},
       {"env = { FI_PROVIDER = \"efa; rm -rf x\" }", "FI_PROVIDER", "letters, digits"},
       {"env = { FI_EFA_FORK_SAFE = 1 }", "FI_EFA_FORK_SAFE", "string"},
-      {"env = { SLURM_JOB_NUM_NODES = \"7\" }", "SLURM_JOB_NUM_NODES", "relies on"},
+      {"env = { SLURM_JOB_NUM_NODES = \"7\" }", "SLURM_JOB_NUM_NODES", "cannot be exported"},
       {"env = { PATH = \"/x\" }", "PATH", "relies on"},
-      {"sbatch_args = [\"--nodes=1\"]", "sbatch_args", "writes --nodes itself"},
-      {"sbatch_args = [\"--dependency=afterok:1\"]", "sbatch_args", "writes --dependency itself"},
-      {"srun_args = [\"--mpi=pmi2\"]", "srun_args", "writes --mpi itself"},
+      {"sbatch_args = [\"--nodes=1\"]", "sbatch_args", "'--nodes=1': the script sets --nodes"},
+      {"sbatch_args = [\"--dependency=afterok:1\"]", "sbatch_args", "sets --dependency itself"},
+      {"sbatch_args = [\"--nod=4\"]", "sbatch_args",
+       "'--nod=4': Slurm takes it as --nodes, and the script sets --nodes itself"},
+      {"srun_args = [\"--mpi=pmi2\"]", "srun_args", "sets --mpi itself"},
+      {"srun_args = [\"--ntasks=3\"]", "srun_args", "sets --ntasks itself or from its allocation"},
       {"partition = \"a\\u0000b\"", "partition", "got \"a\\x00b\""},
       {"srun_args = [\"--x=a\\nb\"]", "srun_args", "'--x=a\\x0ab'"},
   };
