@@ -88,23 +88,36 @@ std::string environment(const SlurmSettings& s) {
          "# CUDA_VISIBLE_DEVICES: set by Slurm for the GPUs it allocates; not overridden.\n";
 }
 
-/// One srun task per node printing its host, GPUs (count x model, from nvidia-smi; "no
-/// nvidia-smi", or nvidia-smi's own first line when it fails) and fabric variables, so a failed
-/// sweep can be diagnosed from the job's output.
+/// One srun task per node printing its host, its GPUs (count x model from nvidia-smi, models
+/// joined by " + "; "no nvidia-smi"; "nvidia-smi failed (exit N): first line of its output";
+/// "none") and the fabric variables in force (NCCL_*, FI_*, UCX_*, by name; a value with other
+/// than letters, digits and ._,:@+/=^%- printed shell-quoted, so a line break cannot fake one;
+/// "none"), so a failed sweep can be diagnosed from the job's output. Control characters in
+/// nvidia-smi's output print as '?'. The task's own failure is reported, not fatal.
 std::string preflight(const SlurmSettings& s) {
   if (!s.preflight) return "";
-  return "# Preflight ([slurm] preflight = false leaves it out): each node's GPUs and fabric "
-         "variables.\n"
-         "srun --ntasks-per-node=1 --ntasks=\"$SLURM_JOB_NUM_NODES\" bash -o pipefail -c '\n"
-         "gpus=\"no nvidia-smi\"\n"
-         "if command -v nvidia-smi >/dev/null; then\n"
-         "  gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | sort | uniq -c |\n"
-         "    sed -E \"s/^ *([0-9]+) /\\1 x /\" | paste -sd, -) ||\n"
-         "    gpus=\"nvidia-smi failed: $(nvidia-smi -L 2>&1 | head -n 1)\"\n"
-         "fi\n"
-         "echo \"preflight: $(hostname): GPUs: ${gpus:-none}; fabric: $(env |\n"
-         "  grep -E \"^(NCCL|FI|UCX)_\" | sort | tr \"\\n\" \" \")\"' || echo \"preflight: srun "
-         "failed\"\n";
+  return R"sh(# Preflight ([slurm] preflight = false leaves it out): each node's GPUs and fabric variables.
+srun --ntasks-per-node=1 --ntasks="$SLURM_JOB_NUM_NODES" bash -o pipefail -c '
+printable() { tr -d "\r" | tr -c "[:print:]\n" "?" | grep -v "^ *$"; }
+gpus="no nvidia-smi"
+if command -v nvidia-smi >/dev/null; then
+  if names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1); then
+    gpus=$(printf "%s\n" "$names" | printable | sort | uniq -c |
+      sed -E "s/^ *([0-9]+) /\1 x /" | paste -sd "\t" - | sed "s/\t/ + /g")
+  else
+    status=$?
+    reason=$(printf "%s\n" "$names" | printable | head -n 1)
+    gpus="nvidia-smi failed (exit $status): ${reason:-no output}"
+  fi
+fi
+fabric=""
+for name in $(compgen -v | grep -E "^(NCCL|FI|UCX)_" | sort); do
+  value=${!name}
+  case "$value" in *[!A-Za-z0-9._,:@+/=^%-]*) value=$(printf "%q" "$value") ;; esac
+  fabric+=" $name=$value"
+done
+echo "preflight: $(hostname): GPUs: ${gpus:-none}; fabric:${fabric:- none}"' || echo "preflight: srun failed"
+)sh";
 }
 
 /// pyxis' srun options for the container, each followed by a blank; "" without one.

@@ -78,34 +78,49 @@ expect_match "$out" "warning: 8 ranks per node x 1 CPU\(s\) per task = 8 CPUs, m
 run_status "$SCALETUNE" plan tiny.toml --slurm jobenv
 grep -qxF "export NCCL_DEBUG_SUBSYS=INIT" jobenv/tiny.sbatch || fail "job's [slurm.env] not exported"
 
-# The preflight step, run here with srun replaced by its command: one line naming the host, its
-# GPUs by model (from a stand-in nvidia-smi, or its absence or failure) and the fabric variables.
+# The preflight step, run here with srun replaced by its command: exactly one line (standard
+# error included) naming the host, its GPUs by model (from a stand-in nvidia-smi, or its absence
+# or failure) and the fabric variables, whatever nvidia-smi or the environment hold.
 preflight_of() {
   sed -n '/^# Preflight/,/srun failed"$/p' "$1"
-}
-run_preflight() {
-  (srun() { shift 2; "$@"; } && source preflight.sh)
 }
 preflight_of efa/tiny.sbatch >preflight.sh
 [ -s preflight.sh ] || fail "efa/tiny.sbatch has no preflight: $(cat efa/tiny.sbatch)"
 mkdir -p fake-gpus
 cat >fake-gpus/nvidia-smi <<'SH'
 #!/bin/bash
-[ "$FAKE_GPUS" = broken ] && { echo "NVIDIA-SMI has failed: no driver"; exit 9; }
 [ "$*" = "--query-gpu=name --format=csv,noheader" ] || exit 2
-printf 'NVIDIA H100 80GB HBM3\nNVIDIA A100-SXM4-40GB\nNVIDIA H100 80GB HBM3\n'
+case "$FAKE_GPUS" in
+  broken) echo "NVIDIA H100 80GB HBM3"; echo "Unable to determine the device handle: Unknown Error" >&2; exit 15 ;;
+  silent) exit 3 ;;
+  odd) printf '\n  NVIDIA H100\r\nNVIDIA A100, rev 2\n\e[31mX\n\n' ;;
+  *) printf 'NVIDIA H100 80GB HBM3\nNVIDIA A100-SXM4-40GB\nNVIDIA H100 80GB HBM3\n' ;;
+esac
 SH
 chmod +x fake-gpus/nvidia-smi
 host=$(hostname)
-out=$(env -i PATH=/usr/bin:/bin FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond OTHER=1 bash -c "$(declare -f run_preflight); run_preflight")
-[ "$out" = "preflight: $host: GPUs: no nvidia-smi; fabric: FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond " ] ||
-  fail "preflight without nvidia-smi: '$out'"
-out=$(env -i PATH="$PWD/fake-gpus:/usr/bin:/bin" bash -c "$(declare -f run_preflight); run_preflight")
-[ "$out" = "preflight: $host: GPUs: 1 x NVIDIA A100-SXM4-40GB,2 x NVIDIA H100 80GB HBM3; fabric: " ] ||
-  fail "preflight with GPUs: '$out'"
-out=$(env -i PATH="$PWD/fake-gpus:/usr/bin:/bin" FAKE_GPUS=broken bash -c "$(declare -f run_preflight); run_preflight")
-[ "$out" = "preflight: $host: GPUs: nvidia-smi failed: NVIDIA-SMI has failed: no driver; fabric: " ] ||
-  fail "preflight with a failing nvidia-smi: '$out'"
+# expect_preflight WHAT EXPECTED [VAR=value ...]: the preflight under only PATH and the VARs.
+expect_preflight() {
+  local what=$1 expected=$2
+  shift 2
+  out=$(env -i "$@" bash -c 'srun() { shift 2; "$@"; } && source preflight.sh' 2>&1)
+  [ "$out" = "preflight: $host: $expected" ] || fail "preflight $what: '$out'
+expected: 'preflight: $host: $expected'"
+}
+expect_preflight "without nvidia-smi" "GPUs: no nvidia-smi; fabric: FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond" \
+  PATH=/usr/bin:/bin FI_PROVIDER=efa NCCL_IB_HCA=^mlx5_bond OTHER=1
+gpus_path=PATH="$PWD/fake-gpus:/usr/bin:/bin"
+expect_preflight "with GPUs" "GPUs: 1 x NVIDIA A100-SXM4-40GB + 2 x NVIDIA H100 80GB HBM3; fabric: none" "$gpus_path"
+expect_preflight "with a failing nvidia-smi" \
+  "GPUs: nvidia-smi failed (exit 15): NVIDIA H100 80GB HBM3; fabric: none" "$gpus_path" FAKE_GPUS=broken
+expect_preflight "with a silent failing nvidia-smi" "GPUs: nvidia-smi failed (exit 3): no output; fabric: none" \
+  "$gpus_path" FAKE_GPUS=silent
+expect_preflight "with odd GPU names" "GPUs: 1 x   NVIDIA H100 + 1 x ?[31mX + 1 x NVIDIA A100, rev 2; fabric: none" \
+  "$gpus_path" FAKE_GPUS=odd
+expect_preflight "with a line break and a blank in fabric values" \
+  "GPUs: no nvidia-smi; fabric: NCCL_NL=\$'a\\nNCCL_FAKE=1' UCX_TLS=rc,sm UCX_X=a\\ b" \
+  PATH=/usr/bin:/bin "NCCL_NL=a
+NCCL_FAKE=1" UCX_TLS=rc,sm "UCX_X=a b"
 out=$(SLURM_JOB_NUM_NODES=1 && srun() { return 1; } && source preflight.sh)
 [ "$out" = "preflight: srun failed" ] || fail "preflight whose srun fails: '$out'"
 sed '/^\[slurm\]$/a preflight = false' tiny.toml >nopre.toml
