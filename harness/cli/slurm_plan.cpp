@@ -216,16 +216,21 @@ std::vector<std::string> container_warnings(const slurm::SlurmSettings& s) {
       unmounted_warning(s, "the result file", s.out_file, "it would stay inside the container")};
 }
 
-/// "" or a warning when the CPUs a node's ranks ask for (tasks_per_node x cpus_per_task) exceed
-/// the node's stated cpus_per_node: Slurm then refuses the allocation, or ranks share cores.
-std::string oversubscribed_node_warning(const slurm::SlurmSettings& s) {
-  const int asked = s.tasks_per_node * s.cpus_per_task;
-  if (s.cpus_per_node == 0 || asked <= s.cpus_per_node) return "";
-  return std::to_string(s.tasks_per_node) + " ranks per node x " + std::to_string(s.cpus_per_task) +
-         " CPU(s) per task = " + std::to_string(asked) + " CPUs, more than the node's " +
-         std::to_string(s.cpus_per_node) +
-         " (cpus_per_node): Slurm refuses the allocation, or ranks share cores; lower "
-         "tasks_per_node or cpus_per_task";
+/// "" or a warning when the CPUs the fullest node of `scripts` asks for (its --ntasks-per-node x
+/// cpus_per_task) exceed the node's stated cpus_per_node: Slurm then refuses the allocation, or
+/// ranks share cores.
+std::string oversubscribed_node_warning(const slurm::SlurmSettings& s,
+                                        const std::vector<slurm::BatchScript>& scripts) {
+  if (s.cpus_per_node == 0) return "";
+  const slurm::BatchScript& fullest = *std::ranges::max_element(
+      scripts, {}, [](const slurm::BatchScript& b) { return b.allocation.tasks_per_node; });
+  const int ranks = fullest.allocation.tasks_per_node, asked = ranks * s.cpus_per_task;
+  if (asked <= s.cpus_per_node) return "";
+  return fullest.file_name + " puts " + std::to_string(ranks) + " rank(s) on a node x " +
+         std::to_string(s.cpus_per_task) + " CPU(s) per task = " + std::to_string(asked) +
+         " CPUs, more than the node's " + std::to_string(s.cpus_per_node) +
+         " (cpus_per_node): Slurm refuses the allocation, or ranks share cores; lower the ranks "
+         "per node (tasks_per_node) or cpus_per_task";
 }
 
 }  // namespace
@@ -242,7 +247,7 @@ void write_slurm_scripts(const job::JobSpec& spec, const std::string& job_path, 
     throw UsageError(e.what());
   }
   std::vector<std::string> warnings = container_warnings(s);
-  warnings.push_back(oversubscribed_node_warning(s));
+  warnings.push_back(oversubscribed_node_warning(s, scripts));
   for (const std::string& warning : warnings)
     if (!warning.empty()) std::cerr << "scaletune plan: warning: " << warning << "\n";
   const fs::path dir(args.option("--slurm"));

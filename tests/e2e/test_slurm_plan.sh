@@ -71,10 +71,12 @@ done
 grep -q '^srun --mpi=pmix --cpu-bind=none .* run ' "$script" || fail "$script: no srun line with --cpu-bind=none"
 ! grep -q "warning" <<<"$out" || fail "8 ranks x 12 CPUs on 96 warned: $out"
 run_status "$SCALETUNE" plan tiny.toml --slurm efa --gpus-per-node 8 --cpus-per-node 96 --cpus-per-task 16
-[ "$status" -eq 0 ] || fail "plan --slurm with too many CPUs per task exited $status: $out"
-expect_match "$out" "warning: 8 ranks per node x 16 CPU\(s\) per task = 128 CPUs, more than the node's 96 \(cpus_per_node\)" "CPUs over the node's"
-run_status "$SCALETUNE" plan tiny.toml --slurm efa --gpus-per-node 8 --cpus-per-node 4
-expect_match "$out" "warning: 8 ranks per node x 1 CPU\(s\) per task = 8 CPUs, more than the node's 4" "more ranks than CPUs"
+[ "$status" -eq 0 ] || fail "plan --slurm with 16 CPUs per task exited $status: $out"
+! grep -q "warning" <<<"$out" || fail "2 ranks of 16 CPUs on 96 warned (the script puts 2 ranks on a node, not 8): $out"
+run_status "$SCALETUNE" plan tiny.toml --slurm efa --gpus-per-node 8 --cpus-per-node 24 --cpus-per-task 16
+expect_match "$out" "warning: tiny.sbatch puts 2 rank\(s\) on a node x 16 CPU\(s\) per task = 32 CPUs, more than the node's 24 \(cpus_per_node\)" "CPUs over the node's"
+run_status "$SCALETUNE" plan tiny.toml --slurm efa --gpus-per-node 8 --cpus-per-node 1
+expect_match "$out" "warning: tiny.sbatch puts 2 rank\(s\) on a node x 1 CPU\(s\) per task = 2 CPUs, more than the node's 1" "more ranks than CPUs"
 run_status "$SCALETUNE" plan tiny.toml --slurm jobenv
 grep -qxF "export NCCL_DEBUG_SUBSYS=INIT" jobenv/tiny.sbatch || fail "job's [slurm.env] not exported"
 
