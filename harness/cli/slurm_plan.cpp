@@ -186,34 +186,52 @@ void write_all(const fs::path& dir, const std::string& job_name,
   }
 }
 
+/// The mount of `s` whose destination holds `in_image` (absolute, normalised), the innermost
+/// where several do; nullptr when none does.
+const std::string* holding_mount(const slurm::SlurmSettings& s, const fs::path& in_image) {
+  const std::string* holder = nullptr;
+  std::ptrdiff_t depth = 0;
+  for (const std::string& mount : s.container_mounts) {
+    const fs::path dst = job::split_container_mount(mount).normal_destination();
+    const fs::path relative = in_image.lexically_relative(dst);
+    const std::ptrdiff_t parts = std::distance(dst.begin(), dst.end());
+    if (!relative.empty() && *relative.begin() != ".." && (holder == nullptr || parts > depth)) {
+      holder = &mount;
+      depth = parts;
+    }
+  }
+  return holder;
+}
+
 /// "" or a warning when `what` (the job file or the result file, at `path` as the script names it
 /// in the container; relative ones under the workdir) is on no container mount, so the
-/// container would not see it or would keep it: the path against each mount's DST.
+/// container would not see it or would keep it, or, when it is `written`, on a read-only one.
 std::string unmounted_warning(const slurm::SlurmSettings& s, const std::string& what,
-                              const std::string& path, const std::string& consequence) {
+                              const std::string& path, const std::string& consequence,
+                              bool written) {
   const fs::path in_image =
       (fs::path(s.container_workdir.empty() ? "." : s.container_workdir) / path).lexically_normal();
-  for (const std::string& mount : s.container_mounts) {
-    const std::string rest = mount.substr(mount.find(':') + 1);
-    const fs::path dst = fs::path(rest.substr(0, rest.find(':'))).lexically_normal();
-    const fs::path relative = in_image.lexically_relative(dst);
-    if (in_image.is_absolute() && !relative.empty() && *relative.begin() != "..") return "";
-  }
   if (!in_image.is_absolute())
     return what + " " + path +
            " is relative and no container workdir is given (--container-workdir, else [slurm] "
            "container_workdir): where it is depends on the image; give a workdir on a mount";
-  return what + " " + in_image.string() +
-         " is on no container mount (--container-mounts, else [slurm] container_mounts): " +
-         consequence + "; give a mount that holds it";
+  const std::string* mount = holding_mount(s, in_image);
+  if (mount == nullptr)
+    return what + " " + in_image.string() +
+           " is on no container mount (--container-mounts, else [slurm] container_mounts): " +
+           consequence + "; give a mount that holds it";
+  if (written && job::split_container_mount(*mount).read_only())
+    return what + " " + in_image.string() + " is on the read-only mount " + *mount +
+           ": the sweep cannot write it; mount it without ro";
+  return "";
 }
 
 /// The warnings of a container's script: its job file and its result file on no mount.
 std::vector<std::string> container_warnings(const slurm::SlurmSettings& s) {
   if (s.container_image.empty()) return {};
-  return {
-      unmounted_warning(s, "the job file", s.job_file, "the container would not see it"),
-      unmounted_warning(s, "the result file", s.out_file, "it would stay inside the container")};
+  return {unmounted_warning(s, "the job file", s.job_file, "the container would not see it", false),
+          unmounted_warning(s, "the result file", s.out_file, "it would stay inside the container",
+                            true)};
 }
 
 /// "" or a warning when the CPUs the fullest node of `scripts` asks for (its --ntasks-per-node x

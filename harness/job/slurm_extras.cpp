@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <filesystem>
 
 namespace scaletune::job {
 
@@ -87,14 +88,38 @@ bool is_container_path(std::string_view path) {
   return path.starts_with('/') && only(path, "._+-/");
 }
 
-bool is_container_mount(std::string_view mount) {
+bool ContainerMount::read_only() const {
+  std::string_view rest = flags;
+  while (!rest.empty()) {
+    const std::size_t plus = rest.find('+');
+    if (rest.substr(0, plus) == "ro") return true;
+    rest = plus == std::string_view::npos ? "" : rest.substr(plus + 1);
+  }
+  return false;
+}
+
+std::string ContainerMount::normal_destination() const {
+  std::string normal = std::filesystem::path(destination).lexically_normal().string();
+  if (normal.size() > 1 && normal.back() == '/') normal.pop_back();
+  return normal;
+}
+
+ContainerMount split_container_mount(std::string_view mount) {
   const std::size_t first = mount.find(':');
-  if (first == std::string_view::npos) return false;
   const std::string_view rest = mount.substr(first + 1);
   const std::size_t second = rest.find(':');
-  const std::string_view flags = second == std::string_view::npos ? "" : rest.substr(second + 1);
-  return is_container_path(mount.substr(0, first)) && is_container_path(rest.substr(0, second)) &&
-         (second == std::string_view::npos || only(flags, "+"));
+  return ContainerMount{
+      .source = std::string(mount.substr(0, first)),
+      .destination = std::string(rest.substr(0, second)),
+      .flags = second == std::string_view::npos ? "" : std::string(rest.substr(second + 1))};
+}
+
+bool is_container_mount(std::string_view mount) {
+  if (mount.find(':') == std::string_view::npos) return false;
+  const ContainerMount m = split_container_mount(mount);
+  const bool has_flags = std::ranges::count(mount, ':') > 1;
+  return is_container_path(m.source) && is_container_path(m.destination) &&
+         (!has_flags || only(m.flags, "+"));
 }
 
 bool is_environment_name(std::string_view name) {
@@ -155,6 +180,25 @@ std::string container_mount_problem(std::string_view mount) {
   return "'" + printable(mount) + "': expected " + std::string(kContainerMountForm);
 }
 
+namespace {
+
+/// "'A' and 'B' both mount onto DST; ..." for the first two mounts onto one destination (compared
+/// as normalised paths), "" when there are none.
+std::string mounted_twice(const std::vector<std::string>& mounts) {
+  std::vector<std::string> destinations;
+  for (const std::string& mount : mounts) {
+    const std::string destination = split_container_mount(mount).normal_destination();
+    const auto earlier = std::ranges::find(destinations, destination);
+    if (earlier != destinations.end())
+      return "'" + mounts[static_cast<std::size_t>(earlier - destinations.begin())] + "' and '" +
+             mount + "' both mount onto " + destination + "; give each destination once";
+    destinations.push_back(destination);
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<SlurmConflict> slurm_conflict(const SlurmSpec& s) {
   if (s.container_image.empty()) {
     if (!s.container_mounts.empty())
@@ -162,6 +206,8 @@ std::optional<SlurmConflict> slurm_conflict(const SlurmSpec& s) {
     if (!s.container_workdir.empty())
       return SlurmConflict{"container_workdir", "container_workdir needs container_image"};
   }
+  if (const std::string twice = mounted_twice(s.container_mounts); !twice.empty())
+    return SlurmConflict{"container_mounts", twice};
   if (s.launcher != "mpirun") return std::nullopt;
   if (!s.container_image.empty())
     return SlurmConflict{"container_image",

@@ -35,6 +35,18 @@ bool is_container_image(std::string_view image);
 /// True when `mount` is one pyxis --container-mounts entry SRC:DST[:FLAGS] (see
 /// kContainerMountForm).
 bool is_container_mount(std::string_view mount);
+/// One pyxis mount SRC:DST[:FLAGS], split.
+struct ContainerMount {
+  std::string source;       ///< SRC, a path of the node
+  std::string destination;  ///< DST, where the container sees it
+  std::string flags;        ///< FLAGS ("ro", "rw", ...; '+' between several), "" when not given
+  /// True when FLAGS hold "ro": the container cannot write there.
+  [[nodiscard]] bool read_only() const;
+  /// DST lexically normalised, without a trailing '/' ("/w/./" -> "/w"; "/" stays).
+  [[nodiscard]] std::string normal_destination() const;
+};
+/// `mount` (is_container_mount) split into its parts.
+ContainerMount split_container_mount(std::string_view mount);
 /// True when `path` is an absolute path of [A-Za-z0-9._+-/] (a container's workdir, a mount end).
 bool is_container_path(std::string_view path);
 
@@ -87,8 +99,8 @@ struct SlurmConflict {
   std::string message;
 };
 /// The first conflict of `slurm` (the job's table, or it with the command line's options
-/// applied): container mounts or a workdir without an image; a container or srun_args with the
-/// mpirun launcher. nullopt when there is none.
+/// applied): container mounts or a workdir without an image; two mounts onto one destination; a
+/// container or srun_args with the mpirun launcher. nullopt when there is none.
 std::optional<SlurmConflict> slurm_conflict(const SlurmSpec& slurm);
 
 }  // namespace scaletune::job

@@ -147,6 +147,19 @@ run_status "$SCALETUNE" plan "$PWD/tiny.toml" --slurm box --container-image img 
   --container-workdir /fsx
 expect_match "$out" "warning: the job file $PWD/tiny.toml is on no container mount" "job file named by a host path"
 ! grep -q "result file" <<<"$out" || fail "a result file under /fsx warned: $out"
+# A result file on a read-only mount cannot be written; a writable mount inside it can.
+run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img --container-mounts /w:/w:ro \
+  --container-workdir /w/
+expect_match "$out" "warning: the result file /w/tiny.h5 is on the read-only mount /w:/w:ro: the sweep cannot write it" "read-only mount"
+run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img \
+  --container-mounts /w:/w:ro,/r:/w/out/ --container-workdir /w
+! grep -q "job file" <<<"$out" || fail "a job file on a read-only mount warned: $out"
+sed 's|^output = .*|output = "out/tiny.h5"|' tiny.toml >nested.toml
+run_status "$SCALETUNE" plan nested.toml --slurm box --container-image img \
+  --container-mounts /w:/w:ro,/r:/w/out/ --container-workdir /w
+[ "$status" -eq 0 ] && ! grep -q "warning" <<<"$out" || fail "a result file on a writable mount inside a read-only one: $status $out"
+expect_exit 2 "'/a:/w' and '/b:/w/:ro' both mount onto /w" "$SCALETUNE" plan tiny.toml --slurm box \
+  --container-image img --container-mounts /a:/w,/b:/w/:ro
 
 # Bad options: exit 2, nothing written.
 expect_bad() {

@@ -83,6 +83,8 @@ TEST(SlurmJob, BadContainerValuesNameFileLineAndKey) {
       {"container_image = \"i\"\n", "container_workdir = \"home\"", "container_workdir",
        "absolute path"},
       {"", "container_workdir = \"/w\"", "container_workdir", "needs container_image"},
+      {"container_image = \"i\"\n", "container_mounts = [\"/a:/w\", \"/b:/w/:ro\"]",
+       "container_mounts", "'/a:/w' and '/b:/w/:ro' both mount onto /w;"},
       {"launcher = \"mpirun\"\n", "container_image = \"i\"", "container_image",
        "launcher = \"srun\""},
   };
@@ -108,8 +110,18 @@ TEST(SlurmJob, ReadsTheContainer) {
   for (const char* good : {"/a:/b", "/a/b-c:/d_e.f", "/a:/b:ro", "/a:/b:rw+slave"})
     EXPECT_TRUE(job::is_container_mount(good)) << good;
   for (const char* bad :
-       {"", "/a", "a:/b", "/a:b", "/a:/b:", "/a:/b:r o", "/a b:/c", "/a:/b,/c:/d"})
+       {"", "/a", "a:/b", "/a:b", "/a:/b:", "/a:/b:r o", "/a b:/c", "/a:/b,/c:/d", "/a:/b:ro:x"})
     EXPECT_FALSE(job::is_container_mount(bad)) << bad;
+  const job::ContainerMount m = job::split_container_mount("/data:/in/data:rw+ro");
+  EXPECT_EQ(m.source, "/data");
+  EXPECT_EQ(m.destination, "/in/data");
+  EXPECT_EQ(m.flags, "rw+ro");
+  EXPECT_TRUE(m.read_only());
+  EXPECT_EQ(m.normal_destination(), "/in/data");
+  EXPECT_EQ(job::split_container_mount("/a:/w/./x/../").normal_destination(), "/w");
+  EXPECT_EQ(job::split_container_mount("/a:/").normal_destination(), "/");
+  for (const char* writable : {"/a:/b", "/a:/b:rw", "/a:/b:rprivate", "/a:/b:rox+x"})
+    EXPECT_FALSE(job::split_container_mount(writable).read_only()) << writable;
 }
 
 TEST(SlurmJob, ReservedNamesAndPrintableMessages) {
