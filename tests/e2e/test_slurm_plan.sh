@@ -157,7 +157,8 @@ run_status "$SCALETUNE" plan tiny.toml --slurm box --container-image img \
 sed 's|^output = .*|output = "out/tiny.h5"|' tiny.toml >nested.toml
 run_status "$SCALETUNE" plan nested.toml --slurm box --container-image img \
   --container-mounts /w:/w:ro,/r:/w/out/ --container-workdir /w
-[ "$status" -eq 0 ] && ! grep -q "warning" <<<"$out" || fail "a result file on a writable mount inside a read-only one: $status $out"
+[ "$status" -eq 0 ] || fail "plan --slurm with nested mounts exited $status: $out"
+! grep -q "warning" <<<"$out" || fail "a result file on a writable mount inside a read-only one warned: $out"
 expect_exit 2 "'/a:/w' and '/b:/w/:ro' both mount onto /w" "$SCALETUNE" plan tiny.toml --slurm box \
   --container-image img --container-mounts /a:/w,/b:/w/:ro
 
