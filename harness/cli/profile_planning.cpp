@@ -127,10 +127,12 @@ core::RankProfile rank_profile(const results::ProfileTable& table, std::size_t r
   return p;
 }
 
-/// The stored memory model of `table`, if any.
-std::optional<core::MemoryModel> memory_model_of(const results::ProfileTable& table) {
-  if (!table.memory_model) return std::nullopt;
-  const auto& m = *table.memory_model;
+/// The memory model to plan `c`'s profile with: the stored one of an imported profile (no launch
+/// record); none for a run's, whose stored terms are those of its own stage: the planner
+/// computes a run's memory from the job's model for the stage it plans.
+std::optional<core::MemoryModel> memory_model_of(const results::ConfigResult& c) {
+  if (c.launch || !c.profile->memory_model) return std::nullopt;
+  const auto& m = *c.profile->memory_model;
   return core::MemoryModel{m.state_bytes, m.replicated_bytes, m.activation_bytes_per_sample};
 }
 
@@ -171,7 +173,7 @@ bool add_profiles(const results::ResultSet& set, const std::string& path, Stored
                       model_of(c, source),
                       c.precision,
                       c.device_kind,
-                      memory_model_of(*c.profile)};
+                      memory_model_of(c)};
       if (first) out.first_ranks.push_back(s.device);
       keep(out.profiles, std::move(s));
     }

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,9 @@ class Workload {
   /// Every rank's micro-batch profile the batch split was planned from ([ranks], the same on
   /// every rank; capacity_bytes 0: no limit); empty when the split was not planned from one.
   virtual std::vector<RankProfile> rank_profiles() const { return {}; }
+  /// The memory model (bytes, MemoryModel) the split planned from rank_profiles was fitted
+  /// against, for the stage the configuration runs; nullopt when there is no profile.
+  virtual std::optional<MemoryModel> profile_memory_model() const { return std::nullopt; }
 };
 
 /// The attributes `workload` reports of itself, as a configuration records them.

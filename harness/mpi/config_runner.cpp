@@ -223,7 +223,8 @@ void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& 
   for (const auto& [key, value] : w.texts) r.text_attrs[key] = value;
 }
 
-void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles) {
+void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles,
+                    const std::optional<core::MemoryModel>& memory_model) {
   if (profiles.empty()) return;
   results::ProfileTable table;
   table.ranks = static_cast<int>(profiles.size());
@@ -237,6 +238,10 @@ void record_profile(results::ConfigResult& r, const std::vector<core::RankProfil
       table.spread.insert(table.spread.end(), p.spread.begin(), p.spread.end());
     table.capacity_bytes.push_back(p.capacity_bytes);
   }
+  if (memory_model)
+    table.memory_model = results::ProfileTable::MemoryTerms{
+        memory_model->state_bytes, memory_model->replicated_bytes,
+        memory_model->activation_bytes_per_sample};
   r.profile = std::move(table);
 }
 
@@ -280,7 +285,7 @@ ConfigRun run_config(const job::JobSpec& job, const job::Config& config, MPI_Com
   result.error = agreed.error;
   record_comm(result, job.comm, communicator ? communicator->inner->backend() : "");
   if (trainer) record_workload(result, core::attributes_of(*trainer));
-  if (trainer) record_profile(result, trainer->rank_profiles());
+  if (trainer) record_profile(result, trainer->rank_profiles(), trainer->profile_memory_model());
   if (result.status == Status::ok) {
     gather(timings, comm, result);
     gather_table_stats(trainer->table_stats(), comm, result);

@@ -69,9 +69,11 @@ results::ConfigResult describe(const job::Config& config);
 /// (per_rank_batch, when it chose one), its number and text attributes.
 void record_workload(results::ConfigResult& r, const trace::WorkloadAttributes& w);
 
-/// Stores `profiles` (the workload's rank_profiles: one per rank, the same sizes each) as
-/// r.profile; nothing when empty. A profile without spreads stores spreads of 0.
-void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles);
+/// Stores `profiles` (the workload's rank_profiles: one per rank, the same sizes each) and the
+/// memory model the split was fitted against (the workload's profile_memory_model) as
+/// r.profile; nothing when `profiles` is empty. A profile without spreads stores spreads of 0.
+void record_profile(results::ConfigResult& r, const std::vector<core::RankProfile>& profiles,
+                    const std::optional<core::MemoryModel>& memory_model);
 
 /// Stores the job's [comm] settings in `r`: comm_backend (the communicator's backend name;
 /// left out when empty, for a configuration that made no communicator), overlap (1 or 0) and

@@ -121,8 +121,10 @@ struct ProfileTable {
   std::vector<std::string> devices;
   /// [ranks] s each micro-batch after the first adds to a step (core::RankProfile); empty: 0
   std::vector<double> accumulation_overhead_s;
-  /// A memory model measured with the profile (imported ones), bytes; absent: the planner
-  /// computes the memory from the job's model
+  /// The memory model of the profile, bytes: for an imported one, the one measured with it (the
+  /// planner then plans with it); for a run, the one its split was fitted against for its own
+  /// stage (plan --profiles computes a run's memory from the job's model for the stage it
+  /// plans); absent: not recorded
   struct MemoryTerms {
     double state_bytes = 0;                  ///< the whole training state, sharded under zero3
     double replicated_bytes = 0;             ///< every rank's besides state and activations

@@ -332,6 +332,11 @@ std::vector<core::RankProfile> Transformer::rank_profiles() const {
   return profiles;
 }
 
+std::optional<core::MemoryModel> Transformer::profile_memory_model() const {
+  if (m_request.profiles.empty()) return std::nullopt;
+  return m_plan.memory_model;
+}
+
 void register_transformer(core::WorkloadRegistry& registry) {
   registry.add("transformer",
                [](const job::WorkloadSpec& spec, const job::Config& config,

@@ -85,6 +85,7 @@ class Transformer final : public core::Workload {
   /// The profiles a proportional or auto split was planned from (the fitted lines, with their
   /// spreads and each rank's capacity; before any warm-up re-plan); empty for other splits.
   std::vector<core::RankProfile> rank_profiles() const override;
+  std::optional<core::MemoryModel> profile_memory_model() const override;
 
   /// Global mean token loss of the latest step (downloads it: waits for the device).
   double last_loss() const { return m_trainer->last_loss(); }

@@ -315,6 +315,7 @@ TransformerPlan plan_stage(const TransformerPlanRequest& request, const StateSha
                              : plan_fixed_split(request, model);
   if (!request.profiles.empty()) predict_step_times(request, plan);
   plan.sharding = sharding;
+  plan.memory_model = model;
   for (const core::RankPlan& r : plan.ranks) plan.rounds = std::max(plan.rounds, r.accumulation);
   if (request.memory_model)
     account_modelled_memory(request, model, plan);

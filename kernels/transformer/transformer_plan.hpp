@@ -46,6 +46,9 @@ struct TransformerPlan {
   StateSharding sharding;  ///< automatic false: the stage the plan uses
   std::vector<core::RankPlan> ranks;
   std::vector<TransformerMemory> memory;
+  /// the planner's memory model of the stage (the request's, else transformer_memory_model of
+  /// its shape), bytes: what split and shards were fitted against
+  core::MemoryModel memory_model;
   int rounds = 1;
   bool fits = false;
   std::string why;

@@ -83,6 +83,20 @@ assert sizes[0] == 1 and (np.diff(sizes) > 0).all(), sizes
 assert p["time_s"].shape == (3, len(sizes)) and (p["time_s"][()] > 0).all()
 assert p["spread"].shape == (3, len(sizes)) and (p["spread"][()] >= 0).all()
 assert list(p["capacity_bytes"][()]) == [2**30, 2**30, 2**29], p["capacity_bytes"][()]
+# Each run stores the memory model its split was fitted against, for the stage it ran: the
+# state that shards by memory is 16 B per parameter under zero3 (fp32 weights, gradients, Adam's
+# two moments); none is under replicated or even shards (zero1 here), where each rank holds it
+# whole or a third of it among its replicated bytes.
+text = lambda v: v.decode() if isinstance(v, bytes) else str(v)
+for name, g in c.items():
+    if "profile" not in g: continue
+    m = g["profile"].attrs
+    params, used = float(g.attrs["params"]), text(g.attrs["zero_stage"])
+    state = {"replicated": 0.0, "zero1": 0.0, "zero3:memory_proportional": 16 * params}[used]
+    assert m["state_bytes"] == state, (name, used, m["state_bytes"], state)
+    whole = 16 * params if used == "replicated" else 16 * params / 3 if used == "zero1" else 0
+    assert m["replicated_bytes"] >= whole, (name, used, m["replicated_bytes"], whole)
+    assert m["activation_bytes_per_sample"] > 0, (name, m["activation_bytes_per_sample"])
 PY
 run_status "$SCALETUNE" plan t.toml --profiles t.h5
 [ "$status" = 0 ] || fail "plan --profiles exited $status: $out"
