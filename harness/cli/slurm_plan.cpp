@@ -226,7 +226,8 @@ std::string unmounted_warning(const slurm::SlurmSettings& s, const std::string& 
   return "";
 }
 
-/// The warnings of a container's script: its job file and its result file on no mount.
+/// The warnings of a container's script: its job file or result file on no mount, its result
+/// file on a read-only one.
 std::vector<std::string> container_warnings(const slurm::SlurmSettings& s) {
   if (s.container_image.empty()) return {};
   return {unmounted_warning(s, "the job file", s.job_file, "the container would not see it", false),
