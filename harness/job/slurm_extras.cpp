@@ -15,15 +15,6 @@ bool only(std::string_view text, std::string_view punctuation) {
   });
 }
 
-}  // namespace
-
-std::string_view slurm_option_name(std::string_view word) {
-  const std::string_view rest = word.starts_with("--") ? word.substr(2) : word;
-  return rest.substr(0, rest.find('='));
-}
-
-namespace {
-
 /// The option of `written` that `name` is or abbreviates (Slurm takes an unambiguous
 /// abbreviation of a long option as the option: --nod for --nodes); "" when none.
 template <std::size_t N>
@@ -36,7 +27,27 @@ std::string_view named_or_abbreviated(std::string_view name,
   return longer == written.end() ? "" : *longer;
 }
 
+/// "'A' and 'B' both mount onto DST; ..." for the first two mounts onto one destination (compared
+/// as normalised paths), "" when there are none.
+std::string mounted_twice(const std::vector<std::string>& mounts) {
+  std::vector<std::string> destinations;
+  for (const std::string& mount : mounts) {
+    const std::string destination = split_container_mount(mount).normal_destination();
+    const auto earlier = std::ranges::find(destinations, destination);
+    if (earlier != destinations.end())
+      return "'" + mounts[static_cast<std::size_t>(earlier - destinations.begin())] + "' and '" +
+             mount + "' both mount onto " + destination + "; give each destination once";
+    destinations.push_back(destination);
+  }
+  return "";
+}
+
 }  // namespace
+
+std::string_view slurm_option_name(std::string_view word) {
+  const std::string_view rest = word.starts_with("--") ? word.substr(2) : word;
+  return rest.substr(0, rest.find('='));
+}
 
 std::string_view written_sbatch_option(std::string_view name) {
   constexpr std::array<std::string_view, 18> written = {
@@ -89,13 +100,7 @@ bool is_container_path(std::string_view path) {
 }
 
 bool ContainerMount::read_only() const {
-  std::string_view rest = flags;
-  while (!rest.empty()) {
-    const std::size_t plus = rest.find('+');
-    if (rest.substr(0, plus) == "ro") return true;
-    rest = plus == std::string_view::npos ? "" : rest.substr(plus + 1);
-  }
-  return false;
+  return ("+" + flags + "+").find("+ro+") != std::string::npos;
 }
 
 std::string ContainerMount::normal_destination() const {
@@ -179,25 +184,6 @@ std::string container_mount_problem(std::string_view mount) {
   if (is_container_mount(mount)) return "";
   return "'" + printable(mount) + "': expected " + std::string(kContainerMountForm);
 }
-
-namespace {
-
-/// "'A' and 'B' both mount onto DST; ..." for the first two mounts onto one destination (compared
-/// as normalised paths), "" when there are none.
-std::string mounted_twice(const std::vector<std::string>& mounts) {
-  std::vector<std::string> destinations;
-  for (const std::string& mount : mounts) {
-    const std::string destination = split_container_mount(mount).normal_destination();
-    const auto earlier = std::ranges::find(destinations, destination);
-    if (earlier != destinations.end())
-      return "'" + mounts[static_cast<std::size_t>(earlier - destinations.begin())] + "' and '" +
-             mount + "' both mount onto " + destination + "; give each destination once";
-    destinations.push_back(destination);
-  }
-  return "";
-}
-
-}  // namespace
 
 std::optional<SlurmConflict> slurm_conflict(const SlurmSpec& s) {
   if (s.container_image.empty()) {
