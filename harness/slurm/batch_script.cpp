@@ -89,7 +89,8 @@ std::string environment(const SlurmSettings& s) {
 }
 
 /// One srun task per node printing its host, its GPUs (count x model from nvidia-smi, models
-/// joined by " + "; "no nvidia-smi"; "nvidia-smi failed (exit N): first line of its output";
+/// joined by " + ", its standard error left out; "no nvidia-smi"; "nvidia-smi failed (exit N):
+/// the first line of its standard error, else of its output";
 /// "none") and the fabric variables in force (NCCL_*, FI_*, UCX_*, by name; a value with other
 /// than letters, digits and ._,:@+/=^%- printed shell-quoted, so a line break cannot fake one;
 /// "none"), so a failed sweep can be diagnosed from the job's output. Control characters in
@@ -101,12 +102,13 @@ srun --ntasks-per-node=1 --ntasks="$SLURM_JOB_NUM_NODES" bash -o pipefail -c '
 printable() { tr -d "\r" | tr -c "[:print:]\n" "?" | grep -v "^ *$"; }
 gpus="no nvidia-smi"
 if command -v nvidia-smi >/dev/null; then
-  if names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1); then
+  if names=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null); then
     gpus=$(printf "%s\n" "$names" | printable | sort | uniq -c |
       sed -E "s/^ *([0-9]+) /\1 x /" | paste -sd "\t" - | sed "s/\t/ + /g")
   else
     status=$?
-    reason=$(printf "%s\n" "$names" | printable | head -n 1)
+    reason=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 >/dev/null | printable | head -n 1)
+    [ -n "$reason" ] || reason=$(printf "%s\n" "$names" | printable | head -n 1)
     gpus="nvidia-smi failed (exit $status): ${reason:-no output}"
   fi
 fi

@@ -94,6 +94,8 @@ cat >fake-gpus/nvidia-smi <<'SH'
 [ "$*" = "--query-gpu=name --format=csv,noheader" ] || exit 2
 case "$FAKE_GPUS" in
   broken) echo "NVIDIA H100 80GB HBM3"; echo "Unable to determine the device handle: Unknown Error" >&2; exit 15 ;;
+  none) echo "No devices were found"; exit 6 ;;
+  warns) echo "WARNING: infoROM is corrupted at gpu 0000:01:00.0" >&2; echo "NVIDIA H100 80GB HBM3" ;;
   silent) exit 3 ;;
   odd) printf '\n  NVIDIA H100\r\nNVIDIA A100, rev 2\n\e[31mX\n\n' ;;
   *) printf 'NVIDIA H100 80GB HBM3\nNVIDIA A100-SXM4-40GB\nNVIDIA H100 80GB HBM3\n' ;;
@@ -114,7 +116,12 @@ expect_preflight "without nvidia-smi" "GPUs: no nvidia-smi; fabric: FI_PROVIDER=
 gpus_path=PATH="$PWD/fake-gpus:/usr/bin:/bin"
 expect_preflight "with GPUs" "GPUs: 1 x NVIDIA A100-SXM4-40GB + 2 x NVIDIA H100 80GB HBM3; fabric: none" "$gpus_path"
 expect_preflight "with a failing nvidia-smi" \
-  "GPUs: nvidia-smi failed (exit 15): NVIDIA H100 80GB HBM3; fabric: none" "$gpus_path" FAKE_GPUS=broken
+  "GPUs: nvidia-smi failed (exit 15): Unable to determine the device handle: Unknown Error; fabric: none" \
+  "$gpus_path" FAKE_GPUS=broken
+expect_preflight "on a node whose driver finds no GPU" \
+  "GPUs: nvidia-smi failed (exit 6): No devices were found; fabric: none" "$gpus_path" FAKE_GPUS=none
+expect_preflight "with a warning on standard error" "GPUs: 1 x NVIDIA H100 80GB HBM3; fabric: none" \
+  "$gpus_path" FAKE_GPUS=warns
 expect_preflight "with a silent failing nvidia-smi" "GPUs: nvidia-smi failed (exit 3): no output; fabric: none" \
   "$gpus_path" FAKE_GPUS=silent
 expect_preflight "with odd GPU names" "GPUs: 1 x   NVIDIA H100 + 1 x ?[31mX + 1 x NVIDIA A100, rev 2; fabric: none" \
